@@ -1,0 +1,173 @@
+// Command parley is the whole of Parley in one binary:
+//
+//	parley serve                  migrate, then serve HTTP until SIGINT/SIGTERM
+//	parley migrate up|down|status manage the schema
+//	parley --help
+//
+// Configuration comes from the environment; see the README's table.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"parley/config"
+	"parley/db"
+	"parley/handlers"
+)
+
+const usage = `Parley — a self-hosted AI chat workspace.
+
+Usage:
+  parley serve                    apply pending migrations, then serve HTTP on PARLEY_ADDR
+  parley migrate up               apply pending migrations
+  parley migrate down             roll back the newest migration
+  parley migrate status           list migrations and whether each is applied
+  parley --help                   show this help
+
+Configuration is read from the environment (DATABASE_URL, PARLEY_ADDR, PARLEY_SESSION_KEY, …);
+the README lists every variable. 'make run' sets up a private PostgreSQL and runs 'parley serve'.
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "parley:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("parley", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
+		fmt.Fprint(stdout, usage)
+		if errors.Is(err, flag.ErrHelp) || (err == nil && fs.NArg() == 0) {
+			return nil
+		}
+		return err
+	}
+	switch fs.Arg(0) {
+	case "serve":
+		return serve()
+	case "migrate":
+		return migrate(fs.Arg(1), stdout)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stdout, usage)
+		return fmt.Errorf("unknown command %q", fs.Arg(0))
+	}
+}
+
+// setup loads the configuration, builds the logger and opens the database.
+func setup(ctx context.Context) (config.Config, *slog.Logger, *db.Store, error) {
+	cfg, err := config.Load()
+	if err != nil {
+		return cfg, nil, nil, fmt.Errorf("configuration: %w", err)
+	}
+	logger := newLogger(cfg)
+	store, err := db.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	return cfg, logger, store, nil
+}
+
+func newLogger(cfg config.Config) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+func migrate(direction string, stdout io.Writer) error {
+	ctx := context.Background()
+	_, logger, store, err := setup(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	switch direction {
+	case "up":
+		n, err := store.MigrateUp(ctx, logger)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "applied %d migration(s)\n", n)
+	case "down":
+		if err := store.MigrateDown(ctx, logger); err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "rolled back one migration")
+	case "status":
+		all, err := store.MigrateStatus(ctx)
+		if err != nil {
+			return err
+		}
+		for _, m := range all {
+			state := "pending"
+			if m.Applied {
+				state = "applied"
+			}
+			fmt.Fprintf(stdout, "%05d  %-8s %s\n", m.Version, state, m.Source)
+		}
+	default:
+		return fmt.Errorf("migrate needs up, down or status, not %q", direction)
+	}
+	return nil
+}
+
+func serve() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, logger, store, err := setup(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if n, err := store.MigrateUp(ctx, logger); err != nil {
+		return err
+	} else if n > 0 {
+		logger.Info("migrated", "applied", n)
+	}
+	e, err := handlers.New(ctx, handlers.Deps{Config: cfg, Store: store, Logger: logger})
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           e,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	logger.Info("Parley is serving", "url", cfg.PublicURL, "addr", cfg.Addr)
+	fmt.Printf("\n  Parley is running at %s — open it and sign up (the first account is the admin).\n  Press Ctrl-C to stop.\n\n", cfg.PublicURL)
+
+	select {
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return fmt.Errorf("listen on %s: %w (is another program using the port? set PARLEY_ADDR)", cfg.Addr, err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	return srv.Shutdown(shutdownCtx)
+}

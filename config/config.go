@@ -1,0 +1,126 @@
+// Package config reads Parley's settings from the environment. Every setting has a default that
+// works on a developer's machine; a value that cannot be parsed stops start-up with an error naming
+// its variable. Secrets (keys, passwords) are never part of an error message or a log line.
+package config
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Config is the whole of Parley's configuration. Field tags name the environment variables.
+type Config struct {
+	// DatabaseURL is a lib/pq connection string, e.g. postgres://user@host:5432/db?sslmode=disable.
+	DatabaseURL string `env:"DATABASE_URL"`
+	// Addr is the host:port the HTTP server listens on.
+	Addr string `env:"PARLEY_ADDR" envDefault:"localhost:8080"`
+	// PublicURL is the address people use to reach Parley; an https URL marks cookies Secure.
+	PublicURL string `env:"PARLEY_PUBLIC_URL" envDefault:"http://localhost:8080"`
+	// SessionKey signs and encrypts session cookies: 32 or 64 random bytes, base64 (std or URL
+	// alphabet). Empty means a key generated once and kept in the database.
+	SessionKey string `env:"PARLEY_SESSION_KEY"`
+	// SessionTTL is how long a sign-in lasts without use.
+	SessionTTL time.Duration `env:"PARLEY_SESSION_TTL" envDefault:"720h"`
+	// TrustProxy makes the client IP come from X-Forwarded-For (set it only behind a proxy you run).
+	TrustProxy bool `env:"PARLEY_TRUST_PROXY" envDefault:"false"`
+	// MaxBodyBytes bounds every request body.
+	MaxBodyBytes int64 `env:"PARLEY_MAX_BODY_BYTES" envDefault:"1048576"`
+	// SignInRate is how many sign-in attempts one IP, and separately one account, may make per minute.
+	SignInRate int `env:"PARLEY_SIGNIN_PER_MINUTE" envDefault:"10"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `env:"PARLEY_LOG_LEVEL" envDefault:"info"`
+	// LogFormat is text or json.
+	LogFormat string `env:"PARLEY_LOG_FORMAT" envDefault:"text"`
+	// ShutdownTimeout bounds the graceful shutdown.
+	ShutdownTimeout time.Duration `env:"PARLEY_SHUTDOWN_TIMEOUT" envDefault:"15s"`
+}
+
+// Load parses the environment into a Config and validates it. Errors name the variable at fault.
+func Load() (Config, error) {
+	cfg, err := env.ParseAs[Config]()
+	if err != nil {
+		return Config{}, describe(err)
+	}
+	return cfg, cfg.Validate()
+}
+
+// Validate checks values that parse but make no sense.
+func (c Config) Validate() error {
+	if c.DatabaseURL == "" {
+		return errors.New("DATABASE_URL is not set (make run starts a private PostgreSQL and sets it for you)")
+	}
+	if _, err := url.Parse(c.PublicURL); err != nil || !strings.HasPrefix(c.PublicURL, "http") {
+		return errors.New("PARLEY_PUBLIC_URL must be an http:// or https:// URL")
+	}
+	if c.SessionKey != "" {
+		if _, err := c.SessionKeyBytes(); err != nil {
+			return err
+		}
+	}
+	if c.SessionTTL < time.Minute {
+		return errors.New("PARLEY_SESSION_TTL must be at least 1m")
+	}
+	if c.MaxBodyBytes < 1024 {
+		return errors.New("PARLEY_MAX_BODY_BYTES must be at least 1024")
+	}
+	if c.SignInRate < 1 {
+		return errors.New("PARLEY_SIGNIN_PER_MINUTE must be at least 1")
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return errors.New("PARLEY_LOG_LEVEL must be debug, info, warn or error")
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return errors.New("PARLEY_LOG_FORMAT must be text or json")
+	}
+	return nil
+}
+
+// SessionKeyBytes decodes SessionKey: 32 or 64 bytes in base64. The error never echoes the key.
+func (c Config) SessionKeyBytes() ([]byte, error) {
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(c.SessionKey); err == nil && (len(b) == 32 || len(b) == 64) {
+			return b, nil
+		}
+	}
+	return nil, errors.New("PARLEY_SESSION_KEY must be 32 or 64 random bytes in base64 (try: openssl rand -base64 32)")
+}
+
+// Secure reports whether Parley is served over TLS, so cookies must be Secure.
+func (c Config) Secure() bool { return strings.HasPrefix(c.PublicURL, "https://") }
+
+// describe turns env's aggregate error into one line per variable, without values.
+func describe(err error) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) {
+		return err
+	}
+	var lines []string
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if errors.As(e, &pe) {
+			lines = append(lines, fmt.Sprintf("%s: cannot parse as %s", envName(pe.Name), pe.Type))
+			continue
+		}
+		lines = append(lines, e.Error())
+	}
+	return errors.New(strings.Join(lines, "; "))
+}
+
+// envName maps a Config field name to its variable, read from the struct tag, for error messages.
+func envName(field string) string {
+	if f, ok := reflect.TypeFor[Config]().FieldByName(field); ok {
+		if name, _, _ := strings.Cut(f.Tag.Get("env"), ","); name != "" {
+			return name
+		}
+	}
+	return field
+}

@@ -1,0 +1,82 @@
+// Package db is Parley's PostgreSQL store: every SQL statement lives here, in one file per
+// aggregate (users.go, sessions.go, …). Queries are scoped by owner; a row that is missing or
+// belongs to someone else is ErrNotFound.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"parley/fault"
+)
+
+// ErrNotFound is returned when a row does not exist or is not the caller's.
+var ErrNotFound = &fault.Error{Code: fault.NotFound, Message: "not found"}
+
+// Store wraps the connection pool. It is safe for concurrent use.
+type Store struct {
+	DB *sqlx.DB
+}
+
+// Open connects to PostgreSQL with a lib/pq DSN and checks the connection within 10 s.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	conn, err := sqlx.Open("postgres", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("db: open: %w", err)
+	}
+	conn.SetMaxOpenConns(20)
+	conn.SetMaxIdleConns(10)
+	conn.SetConnMaxIdleTime(5 * time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := conn.PingContext(ctx); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("db: cannot reach PostgreSQL (check DATABASE_URL): %w", err)
+	}
+	return &Store{DB: conn}, nil
+}
+
+// Close closes the pool.
+func (s *Store) Close() error { return s.DB.Close() }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.DB.PingContext(ctx) }
+
+// WithTx runs fn in a transaction, committing when fn returns nil and rolling back otherwise.
+func (s *Store) WithTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	tx, err := s.DB.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("db: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("db: commit: %w", err)
+	}
+	return nil
+}
+
+// notFound maps sql.ErrNoRows to ErrNotFound and wraps other errors with what was being done.
+func notFound(err error, doing string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("db: %s: %w", doing, err)
+	}
+	return nil
+}
+
+// isUniqueViolation reports whether err is PostgreSQL's unique_violation (23505) on constraint.
+func isUniqueViolation(err error, constraint string) bool {
+	var pqErr *pq.Error
+	return errors.As(err, &pqErr) && pqErr.Code == "23505" && (constraint == "" || pqErr.Constraint == constraint)
+}

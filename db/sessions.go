@@ -1,0 +1,81 @@
+package db
+
+import (
+	"context"
+	"time"
+)
+
+// CreateUserSession stores a sign-in: the SHA-256 of its random token (the token itself lives only
+// in the client's cookie), the user, and when it expires.
+func (s *Store) CreateUserSession(ctx context.Context, tokenHash []byte, userID int64, userAgent, ip string, expiresAt time.Time) error {
+	_, err := s.DB.ExecContext(ctx, `
+		INSERT INTO user_sessions (token_hash, user_id, user_agent, ip, expires_at)
+		VALUES ($1, $2, $3, $4, $5)`, tokenHash, userID, truncate(userAgent, 512), ip, expiresAt)
+	return notFound(err, "create user session")
+}
+
+// UserBySession returns the account behind a live session token hash and slides its expiry to
+// now+ttl (at most once a minute, to keep reads cheap). An expired or revoked session is ErrNotFound.
+func (s *Store) UserBySession(ctx context.Context, tokenHash []byte, ttl time.Duration) (User, error) {
+	var u User
+	err := s.DB.GetContext(ctx, &u, `
+		WITH live AS (
+			UPDATE user_sessions
+			SET last_seen_at = now(),
+			    expires_at = CASE WHEN last_seen_at < now() - interval '1 minute'
+			                      THEN now() + $2 * interval '1 second' ELSE expires_at END
+			WHERE token_hash = $1 AND expires_at > now()
+			RETURNING user_id)
+		SELECT `+prefixed("u.", userColumns)+` FROM users u JOIN live ON live.user_id = u.id`,
+		tokenHash, int64(ttl/time.Second))
+	return u, notFound(err, "user by session")
+}
+
+// DeleteUserSession revokes one session (sign-out). Deleting an unknown token is not an error.
+func (s *Store) DeleteUserSession(ctx context.Context, tokenHash []byte) error {
+	_, err := s.DB.ExecContext(ctx, `DELETE FROM user_sessions WHERE token_hash = $1`, tokenHash)
+	return notFound(err, "delete user session")
+}
+
+// DeleteUserSessions revokes every session of a user and returns how many there were.
+func (s *Store) DeleteUserSessions(ctx context.Context, userID int64) (int64, error) {
+	res, err := s.DB.ExecContext(ctx, `DELETE FROM user_sessions WHERE user_id = $1`, userID)
+	if err != nil {
+		return 0, notFound(err, "delete user sessions")
+	}
+	return res.RowsAffected()
+}
+
+// DeleteExpiredSessions removes expired user and guest sessions that own nothing.
+func (s *Store) DeleteExpiredSessions(ctx context.Context) error {
+	_, err := s.DB.ExecContext(ctx, `DELETE FROM user_sessions WHERE expires_at < now()`)
+	return notFound(err, "delete expired sessions")
+}
+
+// CreateGuestSession stores an anonymous visitor's session by the SHA-256 of its token and returns its id.
+func (s *Store) CreateGuestSession(ctx context.Context, tokenHash []byte, expiresAt time.Time) (int64, error) {
+	var id int64
+	err := s.DB.GetContext(ctx, &id, `
+		INSERT INTO guest_sessions (token_hash, expires_at) VALUES ($1, $2) RETURNING id`, tokenHash, expiresAt)
+	return id, notFound(err, "create guest session")
+}
+
+// GuestSessionID returns the id of a live guest session by token hash, sliding its expiry.
+func (s *Store) GuestSessionID(ctx context.Context, tokenHash []byte, ttl time.Duration) (int64, error) {
+	var id int64
+	err := s.DB.GetContext(ctx, &id, `
+		UPDATE guest_sessions SET last_seen_at = now(), expires_at = now() + $2 * interval '1 second'
+		WHERE token_hash = $1 AND expires_at > now() AND adopted_by IS NULL
+		RETURNING id`, tokenHash, int64(ttl/time.Second))
+	return id, notFound(err, "guest session")
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 { // do not cut a UTF-8 sequence
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,58 @@
+package db
+
+import (
+	"context"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"parley/fault"
+)
+
+// User is one account row.
+type User struct {
+	ID           int64     `db:"id"`
+	Email        string    `db:"email"`
+	DisplayName  string    `db:"display_name"`
+	PasswordHash string    `db:"password_hash"`
+	IsAdmin      bool      `db:"is_admin"`
+	CreatedAt    time.Time `db:"created_at"`
+}
+
+// ErrEmailTaken is returned by CreateUser when an account already uses the email (case-insensitive).
+var ErrEmailTaken = fault.Field("email", "An account with this email already exists. Sign in instead.")
+
+const userColumns = `id, email, display_name, password_hash, is_admin, created_at`
+
+// CreateUser inserts an account. The first account ever created is an admin; a lock on the users
+// table makes "first" exact when two sign-ups race.
+func (s *Store) CreateUser(ctx context.Context, email, displayName, passwordHash string) (User, error) {
+	var u User
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `LOCK TABLE users IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+			return err
+		}
+		return tx.GetContext(ctx, &u, `
+			INSERT INTO users (email, display_name, password_hash, is_admin)
+			VALUES ($1, $2, $3, NOT EXISTS (SELECT 1 FROM users))
+			RETURNING `+userColumns, email, displayName, passwordHash)
+	})
+	if isUniqueViolation(err, "users_email_key") {
+		return User{}, ErrEmailTaken
+	}
+	return u, notFound(err, "create user")
+}
+
+// UserByEmail finds an account by email, ignoring case.
+func (s *Store) UserByEmail(ctx context.Context, email string) (User, error) {
+	var u User
+	err := s.DB.GetContext(ctx, &u, `SELECT `+userColumns+` FROM users WHERE lower(email) = lower($1)`, email)
+	return u, notFound(err, "user by email")
+}
+
+// UserByID finds an account by id.
+func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
+	var u User
+	err := s.DB.GetContext(ctx, &u, `SELECT `+userColumns+` FROM users WHERE id = $1`, id)
+	return u, notFound(err, "user by id")
+}

@@ -1,0 +1,50 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"parley/fault"
+	"parley/views"
+)
+
+func (a *app) showSignIn(c echo.Context) error {
+	if viewer(c) != nil {
+		return redirect(c, "/")
+	}
+	return render(c, http.StatusOK, views.SignInPage(page(c, "Sign in", ""), views.AuthForm{Next: safeNext(c.QueryParam("next"))}))
+}
+
+// submitSignIn checks the credentials (rate limited per IP by middleware and per account here)
+// and starts a new session. A wrong email and a wrong password get the same message.
+func (a *app) submitSignIn(c echo.Context) error {
+	form := views.AuthForm{Email: c.FormValue("email"), Next: safeNext(c.FormValue("next"))}
+	fail := func(status int, msg string) error {
+		form.Errors = map[string]string{"": msg}
+		return render(c, status, views.SignInPage(page(c, "Sign in", ""), form))
+	}
+	if !a.limits.allowSignInFor(form.Email) {
+		c.Response().Header().Set("Retry-After", "60")
+		return fail(http.StatusTooManyRequests, errTooManySignIns.Message)
+	}
+	user, err := a.accounts.Authenticate(c.Request().Context(), form.Email, c.FormValue("password"))
+	if f := fault.As(err); f != nil && f.Code == fault.Unauthorized {
+		return fail(http.StatusUnauthorized, f.Message)
+	}
+	if err != nil {
+		return err
+	}
+	if err := a.startSession(c, user.ID); err != nil {
+		return err
+	}
+	return redirect(c, form.Next)
+}
+
+// submitSignOut revokes the session and returns to the home page.
+func (a *app) submitSignOut(c echo.Context) error {
+	if err := a.endSession(c); err != nil {
+		return err
+	}
+	return redirect(c, "/")
+}

@@ -1,0 +1,118 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"parley/fault"
+	"parley/views"
+)
+
+// statusOf is the one table from error codes to HTTP statuses.
+var statusOf = map[fault.Code]int{
+	fault.Invalid:      http.StatusBadRequest,
+	fault.Unauthorized: http.StatusUnauthorized,
+	fault.Forbidden:    http.StatusForbidden,
+	fault.NotFound:     http.StatusNotFound,
+	fault.Conflict:     http.StatusConflict,
+	fault.TooLarge:     http.StatusRequestEntityTooLarge,
+	fault.RateLimited:  http.StatusTooManyRequests,
+	fault.Unavailable:  http.StatusServiceUnavailable,
+	fault.Internal:     http.StatusInternalServerError,
+}
+
+var codeOf = map[int]fault.Code{}
+
+func init() {
+	for code, status := range statusOf {
+		codeOf[status] = code
+	}
+}
+
+var errForbiddenCSRF = &fault.Error{Code: fault.Forbidden,
+	Message: "This form has expired or did not come from Parley. Reload the page and try again."}
+
+// apiError is the JSON error body under /api/: {"error": {"code": "...", "message": "...", "field": "..."}}.
+type apiError struct {
+	Error struct {
+		Code    fault.Code `json:"code"`
+		Message string     `json:"message"`
+		Field   string     `json:"field,omitempty"`
+	} `json:"error"`
+}
+
+// handleError is echo's one error handler: it maps any error to a status, logs server faults with
+// their cause, and answers JSON under /api/ and an HTML page elsewhere. Causes are never shown.
+func (a *app) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	f := classify(err)
+	status := statusOf[f.Code]
+	if status >= 500 {
+		a.log.ErrorContext(c.Request().Context(), "request failed", "error", err.Error(),
+			"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+	}
+	var werr error
+	switch {
+	case c.Request().Method == http.MethodHead:
+		werr = c.NoContent(status)
+	case isAPI(c) || c.Request().Header.Get(echo.HeaderAccept) == echo.MIMEApplicationJSON:
+		var body apiError
+		body.Error.Code, body.Error.Message, body.Error.Field = f.Code, f.Message, f.Field
+		werr = c.JSON(status, body)
+	default:
+		werr = render(c, status, views.ErrorPage(page(c, titleOf(status), ""), status, titleOf(status), f.Message))
+	}
+	if werr != nil {
+		a.log.ErrorContext(c.Request().Context(), "writing error response", "error", werr.Error())
+	}
+}
+
+// classify turns any error into a *fault.Error fit to show: ours keep their code and message,
+// echo's HTTP errors keep their status, anything else is a generic internal error.
+func classify(err error) *fault.Error {
+	if f := fault.As(err); f != nil {
+		if f.Code == fault.Internal {
+			return &fault.Error{Code: fault.Internal, Message: "Something went wrong on our side. Try again in a moment."}
+		}
+		return f
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		code, ok := codeOf[he.Code]
+		if !ok {
+			code = fault.Invalid
+			if he.Code >= 500 {
+				code = fault.Internal
+			}
+		}
+		msg := http.StatusText(he.Code)
+		switch he.Code {
+		case http.StatusNotFound:
+			msg = "There is nothing at this address."
+		case http.StatusRequestEntityTooLarge:
+			msg = "The request is too large."
+		case http.StatusMethodNotAllowed:
+			msg = "This address does not accept that method."
+			code = fault.Invalid
+		}
+		return &fault.Error{Code: code, Message: msg}
+	}
+	return &fault.Error{Code: fault.Internal, Message: "Something went wrong on our side. Try again in a moment."}
+}
+
+func titleOf(status int) string {
+	switch status {
+	case http.StatusNotFound:
+		return "Not found"
+	case http.StatusForbidden:
+		return "Not allowed"
+	case http.StatusTooManyRequests:
+		return "Slow down"
+	default:
+		return http.StatusText(status)
+	}
+}

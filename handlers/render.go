@@ -1,0 +1,47 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+)
+
+// render writes a templ component with the status. It renders into a buffer first, so a render
+// error still becomes a clean 500 instead of half a page.
+func render(c echo.Context, status int, component templ.Component) error {
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	if err := component.Render(c.Request().Context(), buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// redirect sends the browser to a local URL; htmx requests get HX-Redirect so the whole page changes.
+func redirect(c echo.Context, to string) error {
+	if c.Request().Header.Get("HX-Request") == "true" && c.Request().Header.Get("HX-Boosted") != "true" {
+		c.Response().Header().Set("HX-Redirect", to)
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.Redirect(http.StatusSeeOther, to)
+}
+
+// safeNext returns target when it is a local path ("/x", not "//host" or a full URL), else "/".
+func safeNext(target string) string {
+	if target == "" || !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") || strings.HasPrefix(target, "/\\") {
+		return "/"
+	}
+	u, err := url.Parse(target)
+	if err != nil || u.Host != "" || u.Scheme != "" {
+		return "/"
+	}
+	return u.RequestURI()
+}
+
+// isAPI reports whether the request is for the JSON API.
+func isAPI(c echo.Context) bool {
+	return strings.HasPrefix(c.Request().URL.Path, "/api/")
+}

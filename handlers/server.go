@@ -1,0 +1,168 @@
+// Package handlers is Parley's HTTP layer on echo v4: routes, middleware and one thin handler per
+// user action (auth_signin.go, health.go, …). Handlers read input, call a domain package or the
+// store, and render a view model; SQL and business rules live elsewhere.
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"parley/accounts"
+	"parley/config"
+	"parley/db"
+	"parley/static"
+)
+
+// Deps is what the HTTP layer is built from.
+type Deps struct {
+	Config config.Config
+	Store  *db.Store
+	Logger *slog.Logger
+	// BcryptCost overrides the password hashing cost (tests use the minimum); 0 is the default.
+	BcryptCost int
+}
+
+// app holds the handlers' shared dependencies.
+type app struct {
+	cfg      config.Config
+	store    *db.Store
+	log      *slog.Logger
+	accounts *accounts.Service
+	cookies  sessions.Store
+	limits   *limits
+}
+
+// New builds the echo server with every route and middleware. It reads or creates the cookie keys
+// in the database when PARLEY_SESSION_KEY is unset.
+func New(ctx context.Context, d Deps) (*echo.Echo, error) {
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	cookies, err := newCookieStore(ctx, d.Config, d.Store)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{
+		cfg:      d.Config,
+		store:    d.Store,
+		log:      d.Logger,
+		accounts: &accounts.Service{Store: d.Store, SessionTTL: d.Config.SessionTTL, Cost: d.BcryptCost},
+		cookies:  cookies,
+		limits:   newLimits(d.Config),
+	}
+
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = a.handleError
+	if d.Config.TrustProxy {
+		e.IPExtractor = echo.ExtractIPFromXFFHeader()
+	} else {
+		e.IPExtractor = echo.ExtractIPDirect()
+	}
+
+	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
+	e.Use(middleware.RequestID())
+	e.Use(a.requestLogger())
+	e.Use(middleware.Recover())
+	e.Use(metricsMiddleware())
+	e.Use(securityHeaders())
+	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", d.Config.MaxBodyBytes)))
+	e.Use(middleware.CSRFWithConfig(middleware.CSRFConfig{
+		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
+		CookieName:     "parley_csrf",
+		CookiePath:     "/",
+		CookieHTTPOnly: true,
+		CookieSecure:   d.Config.Secure(),
+		CookieSameSite: http.SameSiteLaxMode,
+		ContextKey:     csrfKey,
+		Skipper:        func(c echo.Context) bool { return strings.HasPrefix(c.Path(), "/static/") },
+		ErrorHandler: func(err error, c echo.Context) error {
+			return errForbiddenCSRF
+		},
+	}))
+	e.Use(a.loadViewer)
+
+	e.GET("/static/*", staticHandler())
+	e.GET("/healthz", a.healthz)
+	e.GET("/readyz", a.readyz)
+	e.GET("/metrics", metricsHandler())
+
+	e.GET("/", a.showHome)
+	e.GET("/signup", a.showSignUp)
+	e.POST("/signup", a.submitSignUp, a.limits.signInByIP)
+	e.GET("/signin", a.showSignIn)
+	e.POST("/signin", a.submitSignIn, a.limits.signInByIP)
+	e.POST("/signout", a.submitSignOut)
+
+	signedIn := e.Group("", a.requireViewer)
+	signedIn.GET("/chat", a.showComingSoon("chat", "Chat"))
+	signedIn.GET("/pages", a.showComingSoon("pages", "Pages"))
+	signedIn.GET("/agents", a.showComingSoon("agents", "Agents"))
+	return e, nil
+}
+
+// staticHandler serves the embedded static tree. Versioned URLs (?v=) are cached for a year.
+func staticHandler() echo.HandlerFunc {
+	files := http.StripPrefix("/static/", http.FileServerFS(static.FS))
+	return func(c echo.Context) error {
+		if c.QueryParam("v") != "" {
+			c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			c.Response().Header().Set("Cache-Control", "no-cache")
+		}
+		files.ServeHTTP(c.Response(), c.Request())
+		return nil
+	}
+}
+
+// requestLogger logs one structured line per request: method, route, status, latency, request id.
+func (a *app) requestLogger() echo.MiddlewareFunc {
+	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
+		LogStatus: true, LogURI: true, LogMethod: true, LogLatency: true, LogRequestID: true, LogError: true,
+		HandleError: true,
+		Skipper:     func(c echo.Context) bool { return strings.HasPrefix(c.Path(), "/static/") },
+		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			level := slog.LevelInfo
+			if v.Status >= 500 {
+				level = slog.LevelError
+			}
+			attrs := []slog.Attr{
+				slog.String("method", v.Method),
+				slog.String("uri", v.URI),
+				slog.Int("status", v.Status),
+				slog.Duration("latency", v.Latency.Round(time.Microsecond)),
+				slog.String("request_id", v.RequestID),
+			}
+			if v.Error != nil && v.Status >= 500 {
+				attrs = append(attrs, slog.String("error", v.Error.Error()))
+			}
+			a.log.LogAttrs(c.Request().Context(), level, "request", attrs...)
+			return nil
+		},
+	})
+}
+
+// securityHeaders sets the Content-Security-Policy (no inline scripts, no framing) and friends.
+func securityHeaders() echo.MiddlewareFunc {
+	const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+		"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			h := c.Response().Header()
+			h.Set("Content-Security-Policy", csp)
+			h.Set("X-Content-Type-Options", "nosniff")
+			h.Set("X-Frame-Options", "DENY")
+			h.Set("Referrer-Policy", "same-origin")
+			h.Set("Cross-Origin-Opener-Policy", "same-origin")
+			return next(c)
+		}
+	}
+}

@@ -1,0 +1,26 @@
+package views
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// csrfHeader is the hx-headers value that makes every htmx request carry the CSRF token.
+func csrfHeader(token string) string {
+	b, _ := json.Marshal(map[string]string{"X-CSRF-Token": token})
+	return string(b)
+}
+
+// initial is the first letter of a name, for avatars.
+func initial(name string) string {
+	r, _ := utf8.DecodeRuneInString(strings.TrimSpace(name))
+	if r == utf8.RuneError {
+		return "?"
+	}
+	return string(r)
+}
+
+// statusText is an HTTP status as digits.
+func statusText(status int) string { return strconv.Itoa(status) }

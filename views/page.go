@@ -1,0 +1,26 @@
+// Package views renders Parley's HTML with templ. Views receive view models built by handlers,
+// never database rows.
+package views
+
+import "parley/static"
+
+// Viewer is the signed-in person as the layout shows them; nil when signed out.
+type Viewer struct {
+	Name    string
+	Email   string
+	IsAdmin bool
+}
+
+// Page is what the layout needs on every full page.
+type Page struct {
+	// Title goes before " · Parley" in the <title>.
+	Title string
+	// Section names the active header link: "chat", "pages", "agents" or "".
+	Section string
+	Viewer  *Viewer
+	// CSRF is the token for forms and the X-CSRF-Token header of htmx requests.
+	CSRF string
+}
+
+// Asset returns the versioned URL of a static file, e.g. Asset("css/app.css").
+func Asset(name string) string { return static.URL(name) }
