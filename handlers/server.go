@@ -102,10 +102,11 @@ func New(ctx context.Context, d Deps) (*echo.Echo, error) {
 	e.POST("/signin", a.submitSignIn, a.limits.signInByIP)
 	e.POST("/signout", a.submitSignOut)
 
-	signedIn := e.Group("", a.requireViewer)
-	signedIn.GET("/chat", a.showComingSoon("chat", "Chat"))
-	signedIn.GET("/pages", a.showComingSoon("pages", "Pages"))
-	signedIn.GET("/agents", a.showComingSoon("agents", "Agents"))
+	// Per-route middleware, not a Group: echo routes unmatched paths through a group's middleware,
+	// which would turn every 404 into a sign-in redirect.
+	e.GET("/chat", a.showComingSoon("chat", "Chat"), a.requireViewer)
+	e.GET("/pages", a.showComingSoon("pages", "Pages"), a.requireViewer)
+	e.GET("/agents", a.showComingSoon("agents", "Agents"), a.requireViewer)
 	return e, nil
 }
 

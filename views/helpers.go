@@ -24,3 +24,9 @@ func initial(name string) string {
 
 // statusText is an HTTP status as digits.
 func statusText(status int) string { return strconv.Itoa(status) }
+
+// htmxConfig is htmx's configuration: no inline indicator styles, eval or script tags (the CSP
+// forbids them), and error responses swapped in like successes, because the server renders a
+// useful page or fragment for them (a form with its messages, a 404 page).
+const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,` +
+	`"responseHandling":[{"code":"204","swap":false},{"code":"[2345]..","swap":true}]}`

@@ -94,6 +94,9 @@ func newLogger(cfg config.Config) *slog.Logger {
 }
 
 func migrate(direction string, stdout io.Writer) error {
+	if direction != "up" && direction != "down" && direction != "status" {
+		return fmt.Errorf("migrate needs up, down or status, not %q", direction)
+	}
 	ctx := context.Background()
 	_, logger, store, err := setup(ctx)
 	if err != nil {
@@ -124,8 +127,6 @@ func migrate(direction string, stdout io.Writer) error {
 			}
 			fmt.Fprintf(stdout, "%05d  %-8s %s\n", m.Version, state, m.Source)
 		}
-	default:
-		return fmt.Errorf("migrate needs up, down or status, not %q", direction)
 	}
 	return nil
 }

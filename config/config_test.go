@@ -1,0 +1,48 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestBadValueNamesItsVariable(t *testing.T) {
+	cases := []struct{ env, value, want string }{
+		{"PARLEY_SESSION_TTL", "soon", "PARLEY_SESSION_TTL"},
+		{"PARLEY_MAX_BODY_BYTES", "lots", "PARLEY_MAX_BODY_BYTES"},
+		{"PARLEY_TRUST_PROXY", "maybe", "PARLEY_TRUST_PROXY"},
+		{"PARLEY_LOG_LEVEL", "loud", "PARLEY_LOG_LEVEL"},
+		{"PARLEY_SESSION_KEY", "c2hvcnQ=", "PARLEY_SESSION_KEY"},
+		{"PARLEY_PUBLIC_URL", "ftp://x", "PARLEY_PUBLIC_URL"},
+	}
+	for _, c := range cases {
+		t.Run(c.env, func(t *testing.T) {
+			t.Setenv("DATABASE_URL", "postgres://localhost/x")
+			t.Setenv(c.env, c.value)
+			_, err := Load()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Load() error = %v, want one naming %s", err, c.want)
+			}
+			if strings.Contains(err.Error(), c.value) && c.env == "PARLEY_SESSION_KEY" {
+				t.Fatalf("error leaks the secret value: %v", err)
+			}
+		})
+	}
+}
+
+func TestDefaultsLoadWithADatabaseURL(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://localhost/x")
+	cfg, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Addr != "localhost:8080" || cfg.Secure() {
+		t.Fatalf("defaults: addr %q secure %v", cfg.Addr, cfg.Secure())
+	}
+}
+
+func TestMissingDatabaseURLIsExplained(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	if _, err := Load(); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,78 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"parley/db"
+	"parley/db/dbtest"
+)
+
+func TestFirstUserIsAdminAndEmailIsUniqueIgnoringCase(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Open(t)
+	first, err := store.CreateUser(ctx, "Ada@example.com", "Ada", "hash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := store.CreateUser(ctx, "bob@example.com", "Bob", "hash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.IsAdmin || second.IsAdmin {
+		t.Fatalf("admin flags = %v, %v; want true, false", first.IsAdmin, second.IsAdmin)
+	}
+	if _, err := store.CreateUser(ctx, "ada@EXAMPLE.com", "Other", "hash"); !errors.Is(err, db.ErrEmailTaken) {
+		t.Fatalf("duplicate email: err = %v, want ErrEmailTaken", err)
+	}
+	got, err := store.UserByEmail(ctx, "ADA@example.com")
+	if err != nil || got.ID != first.ID {
+		t.Fatalf("UserByEmail = %v, %v", got.ID, err)
+	}
+}
+
+func TestRevokedAndExpiredSessionsDoNotAuthenticate(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Open(t)
+	u, err := store.CreateUser(ctx, "a@example.com", "A", "hash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, expired := []byte("live-token-hash"), []byte("expired-token-hash")
+	if err := store.CreateUserSession(ctx, live, u.ID, "ua", "127.0.0.1", time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.CreateUserSession(ctx, expired, u.ID, "ua", "127.0.0.1", time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := store.UserBySession(ctx, live, time.Hour); err != nil || got.ID != u.ID {
+		t.Fatalf("live session: %v, %v", got.ID, err)
+	}
+	if _, err := store.UserBySession(ctx, expired, time.Hour); !errors.Is(err, db.ErrNotFound) {
+		t.Fatalf("expired session: err = %v, want ErrNotFound", err)
+	}
+	if err := store.DeleteUserSession(ctx, live); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.UserBySession(ctx, live, time.Hour); !errors.Is(err, db.ErrNotFound) {
+		t.Fatalf("revoked session: err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestServerSecretIsCreatedOnceAndKept(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Open(t)
+	a, err := store.ServerSecret(ctx, "k", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := store.ServerSecret(ctx, "k", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != 32 || string(a) != string(b) {
+		t.Fatalf("secret changed between calls or has length %d", len(a))
+	}
+}
