@@ -38,6 +38,26 @@ type Config struct {
 	LogLevel string `env:"PARLEY_LOG_LEVEL" envDefault:"info"`
 	// LogFormat is text or json.
 	LogFormat string `env:"PARLEY_LOG_FORMAT" envDefault:"text"`
+	// MaxQueryChars is the longest chat message accepted, in characters.
+	MaxQueryChars int `env:"PARLEY_MAX_QUERY_CHARS" envDefault:"8000"`
+	// MessagesPerMinute is how many chat messages one person may send per minute.
+	MessagesPerMinute int `env:"PARLEY_MESSAGES_PER_MINUTE" envDefault:"20"`
+	// AnswerTimeout bounds the generation of one answer, tool calls included.
+	AnswerTimeout time.Duration `env:"PARLEY_ANSWER_TIMEOUT" envDefault:"5m"`
+	// Provider picks the model provider: offline, openai or anthropic. Empty chooses openai when
+	// PARLEY_OPENAI_BASE_URL or PARLEY_OPENAI_API_KEY is set, anthropic when
+	// PARLEY_ANTHROPIC_API_KEY is set, and the offline agent otherwise.
+	Provider string `env:"PARLEY_PROVIDER"`
+	// OfflineDelay is the offline agent's pause between streamed words.
+	OfflineDelay time.Duration `env:"PARLEY_OFFLINE_DELAY" envDefault:"30ms"`
+	// OpenAI-compatible servers (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, DeepSeek).
+	OpenAIBaseURL string `env:"PARLEY_OPENAI_BASE_URL"`
+	OpenAIAPIKey  string `env:"PARLEY_OPENAI_API_KEY"`
+	OpenAIModel   string `env:"PARLEY_OPENAI_MODEL"`
+	// Anthropic's Messages API.
+	AnthropicBaseURL string `env:"PARLEY_ANTHROPIC_BASE_URL"`
+	AnthropicAPIKey  string `env:"PARLEY_ANTHROPIC_API_KEY"`
+	AnthropicModel   string `env:"PARLEY_ANTHROPIC_MODEL"`
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration `env:"PARLEY_SHUTDOWN_TIMEOUT" envDefault:"15s"`
 }
@@ -73,6 +93,23 @@ func (c Config) Validate() error {
 	if c.SignInRate < 1 {
 		return errors.New("PARLEY_SIGNIN_PER_MINUTE must be at least 1")
 	}
+	if c.MaxQueryChars < 1 {
+		return errors.New("PARLEY_MAX_QUERY_CHARS must be at least 1")
+	}
+	if c.MessagesPerMinute < 1 {
+		return errors.New("PARLEY_MESSAGES_PER_MINUTE must be at least 1")
+	}
+	if c.AnswerTimeout < time.Second {
+		return errors.New("PARLEY_ANSWER_TIMEOUT must be at least 1s")
+	}
+	if c.OfflineDelay < 0 {
+		return errors.New("PARLEY_OFFLINE_DELAY must not be negative")
+	}
+	switch c.ProviderKind() {
+	case "offline", "openai", "anthropic":
+	default:
+		return errors.New("PARLEY_PROVIDER must be offline, openai or anthropic")
+	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
@@ -92,6 +129,20 @@ func (c Config) SessionKeyBytes() ([]byte, error) {
 		}
 	}
 	return nil, errors.New("PARLEY_SESSION_KEY must be 32 or 64 random bytes in base64 (try: openssl rand -base64 32)")
+}
+
+// ProviderKind is the model provider to use: PARLEY_PROVIDER, or a choice made from which
+// provider's variables are set (see Provider).
+func (c Config) ProviderKind() string {
+	switch {
+	case c.Provider != "":
+		return strings.ToLower(strings.TrimSpace(c.Provider))
+	case c.OpenAIBaseURL != "" || c.OpenAIAPIKey != "":
+		return "openai"
+	case c.AnthropicAPIKey != "":
+		return "anthropic"
+	}
+	return "offline"
 }
 
 // Secure reports whether Parley is served over TLS, so cookies must be Secure.

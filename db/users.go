@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -17,12 +18,30 @@ type User struct {
 	PasswordHash string    `db:"password_hash"`
 	IsAdmin      bool      `db:"is_admin"`
 	CreatedAt    time.Time `db:"created_at"`
+	// Preferences is a JSON object of UI settings, e.g. {"show_tools": false}.
+	Preferences json.RawMessage `db:"preferences"`
+}
+
+// ShowTools reports the "Tools" toggle of the chat page (shown unless turned off).
+func (u User) ShowTools() bool {
+	var p struct {
+		ShowTools *bool `json:"show_tools"`
+	}
+	_ = json.Unmarshal(u.Preferences, &p)
+	return p.ShowTools == nil || *p.ShowTools
+}
+
+// SetShowTools stores the user's "Tools" toggle.
+func (s *Store) SetShowTools(ctx context.Context, userID int64, show bool) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE users SET preferences = preferences || jsonb_build_object('show_tools', $2::boolean),
+		updated_at = now() WHERE id = $1`, userID, show)
+	return notFound(err, "set show tools")
 }
 
 // ErrEmailTaken is returned by CreateUser when an account already uses the email (case-insensitive).
 var ErrEmailTaken = fault.Field("email", "An account with this email already exists. Sign in instead.")
 
-const userColumns = `id, email, display_name, password_hash, is_admin, created_at`
+const userColumns = `id, email, display_name, password_hash, is_admin, created_at, preferences`
 
 // CreateUser inserts an account. The first account ever created is an admin; a lock on the users
 // table makes "first" exact when two sign-ups race.

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -16,6 +17,7 @@ import (
 type limits struct {
 	signInIP      *middleware.RateLimiterMemoryStore
 	signInAccount *middleware.RateLimiterMemoryStore
+	messages      *keyedLimiter
 }
 
 func newLimits(cfg config.Config) *limits {
@@ -24,7 +26,10 @@ func newLimits(cfg config.Config) *limits {
 			Rate: rate.Limit(float64(n) / 60), Burst: n, ExpiresIn: 10 * time.Minute,
 		})
 	}
-	return &limits{signInIP: perMinute(cfg.SignInRate), signInAccount: perMinute(cfg.SignInRate)}
+	return &limits{
+		signInIP: perMinute(cfg.SignInRate), signInAccount: perMinute(cfg.SignInRate),
+		messages: &keyedLimiter{perMinute: cfg.MessagesPerMinute, buckets: map[int64]*rate.Limiter{}},
+	}
 }
 
 var errTooManySignIns = &fault.Error{Code: fault.RateLimited, Message: "Too many attempts. Wait a minute and try again."}
@@ -44,4 +49,35 @@ func (l *limits) signInByIP(next echo.HandlerFunc) echo.HandlerFunc {
 func (l *limits) allowSignInFor(email string) bool {
 	ok, _ := l.signInAccount.Allow(strings.ToLower(strings.TrimSpace(email)))
 	return ok
+}
+
+// allowMessage takes one chat message from the user's bucket; when empty it reports how long until
+// the next one is allowed.
+func (l *limits) allowMessage(userID int64) (time.Duration, bool) { return l.messages.allow(userID) }
+
+// keyedLimiter is one x/time/rate token bucket per user (echo's store cannot say when a denied
+// request may retry, which the composer needs to re-enable itself).
+type keyedLimiter struct {
+	perMinute int
+	mu        sync.Mutex
+	buckets   map[int64]*rate.Limiter
+}
+
+func (k *keyedLimiter) allow(key int64) (time.Duration, bool) {
+	k.mu.Lock()
+	b, ok := k.buckets[key]
+	if !ok {
+		if len(k.buckets) > 100_000 { // bound memory: forget everyone, the buckets refill anyway
+			k.buckets = map[int64]*rate.Limiter{}
+		}
+		b = rate.NewLimiter(rate.Limit(float64(k.perMinute)/60), k.perMinute)
+		k.buckets[key] = b
+	}
+	k.mu.Unlock()
+	r := b.Reserve()
+	if d := r.Delay(); d > 0 {
+		r.Cancel()
+		return d, false
+	}
+	return 0, true
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"parley/accounts"
+	"parley/agents"
+	"parley/chat"
 	"parley/config"
 	"parley/db"
 	"parley/static"
@@ -32,17 +34,29 @@ type Deps struct {
 
 // app holds the handlers' shared dependencies.
 type app struct {
-	cfg      config.Config
-	store    *db.Store
-	log      *slog.Logger
-	accounts *accounts.Service
-	cookies  sessions.Store
-	limits   *limits
+	cfg       config.Config
+	store     *db.Store
+	log       *slog.Logger
+	accounts  *accounts.Service
+	cookies   sessions.Store
+	limits    *limits
+	notifier  chat.Notifier
+	generator *chat.Generator
 }
 
-// New builds the echo server with every route and middleware. It reads or creates the cookie keys
-// in the database when PARLEY_SESSION_KEY is unset.
-func New(ctx context.Context, d Deps) (*echo.Echo, error) {
+// Server is the HTTP handler plus the answer generator it runs. Call StopGenerating on shutdown.
+type Server struct {
+	*echo.Echo
+	generator *chat.Generator
+}
+
+// StopGenerating lets running answers finish until ctx ends, then stores them as interrupted.
+func (s *Server) StopGenerating(ctx context.Context) { s.generator.Shutdown(ctx) }
+
+// New builds the echo server with every route and middleware, and the model provider the
+// configuration names. It reads or creates the cookie keys in the database when
+// PARLEY_SESSION_KEY is unset.
+func New(ctx context.Context, d Deps) (*Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
@@ -50,6 +64,16 @@ func New(ctx context.Context, d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
+	provider, err := agents.New(agents.Config{
+		Kind: d.Config.ProviderKind(), OfflineDelay: d.Config.OfflineDelay,
+		BaseURL: pick(d.Config.ProviderKind() == "anthropic", d.Config.AnthropicBaseURL, d.Config.OpenAIBaseURL),
+		APIKey:  pick(d.Config.ProviderKind() == "anthropic", d.Config.AnthropicAPIKey, d.Config.OpenAIAPIKey),
+		Model:   pick(d.Config.ProviderKind() == "anthropic", d.Config.AnthropicModel, d.Config.OpenAIModel),
+	})
+	if err != nil {
+		return nil, err
+	}
+	notifier := chat.NewBroker()
 	a := &app{
 		cfg:      d.Config,
 		store:    d.Store,
@@ -57,6 +81,11 @@ func New(ctx context.Context, d Deps) (*echo.Echo, error) {
 		accounts: &accounts.Service{Store: d.Store, SessionTTL: d.Config.SessionTTL, Cost: d.BcryptCost},
 		cookies:  cookies,
 		limits:   newLimits(d.Config),
+		notifier: notifier,
+		generator: &chat.Generator{
+			Store: d.Store, Provider: provider, Notifier: notifier, Log: d.Logger,
+			Timeout: d.Config.AnswerTimeout, FlushEvery: streamCoalesce, HistoryBudget: 6000,
+		},
 	}
 
 	e := echo.New()
@@ -104,10 +133,25 @@ func New(ctx context.Context, d Deps) (*echo.Echo, error) {
 
 	// Per-route middleware, not a Group: echo routes unmatched paths through a group's middleware,
 	// which would turn every 404 into a sign-in redirect.
-	e.GET("/chat", a.showComingSoon("chat", "Chat"), a.requireViewer)
+	e.GET("/chat", a.showChat, a.requireViewer)
+	e.GET("/chat/new", a.showNewChat, a.requireViewer)
+	e.POST("/chat/messages", a.submitMessage, a.requireViewer)
+	e.GET("/sessions/:id/chat", a.showSession, a.requireViewer)
+	e.POST("/sessions/:id/messages", a.submitMessage, a.requireViewer)
+	e.GET("/sessions/:id/events", a.streamEvents, a.requireViewer)
+	e.POST("/sessions/:id/stop", a.submitStop, a.requireViewer)
+	e.POST("/sessions/:id/messages/:mid/retry", a.submitRetry, a.requireViewer)
+	e.POST("/preferences/tools", a.submitToolsToggle, a.requireViewer)
 	e.GET("/pages", a.showComingSoon("pages", "Pages"), a.requireViewer)
 	e.GET("/agents", a.showComingSoon("agents", "Agents"), a.requireViewer)
-	return e, nil
+	return &Server{Echo: e, generator: a.generator}, nil
+}
+
+func pick(cond bool, yes, no string) string {
+	if cond {
+		return yes
+	}
+	return no
 }
 
 // staticHandler serves the embedded static tree. Versioned URLs (?v=) are cached for a year.

@@ -30,3 +30,14 @@ func statusText(status int) string { return strconv.Itoa(status) }
 // useful page or fragment for them (a form with its messages, a 404 page).
 const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,` +
 	`"responseHandling":[{"code":"204","swap":false},{"code":"[2345]..","swap":true}]}`
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func retryURL(exchangeID, messageID int64) string {
+	return "/sessions/" + strconv.FormatInt(exchangeID, 10) + "/messages/" + strconv.FormatInt(messageID, 10) + "/retry"
+}

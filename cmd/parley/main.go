@@ -144,9 +144,14 @@ func serve() error {
 	} else if n > 0 {
 		logger.Info("migrated", "applied", n)
 	}
+	if n, err := store.InterruptUnfinished(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		logger.Warn("answers left unfinished by a previous run marked interrupted", "count", n)
+	}
 	e, err := handlers.New(ctx, handlers.Deps{Config: cfg, Store: store, Logger: logger})
 	if err != nil {
-		return err
+		return fmt.Errorf("configuration: %w", err)
 	}
 	srv := &http.Server{
 		Addr:              cfg.Addr,
@@ -170,5 +175,7 @@ func serve() error {
 	logger.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	err = srv.Shutdown(shutdownCtx) // streams end when their requests' contexts do
+	e.StopGenerating(shutdownCtx)
+	return err
 }

@@ -34,15 +34,18 @@ type App struct {
 func Start(t testing.TB, options ...func(*config.Config)) *App {
 	t.Helper()
 	cfg := config.Config{
-		DatabaseURL:     dbtest.URL(t),
-		Addr:            "127.0.0.1:0",
-		PublicURL:       "http://127.0.0.1",
-		SessionTTL:      time.Hour,
-		MaxBodyBytes:    1 << 20,
-		SignInRate:      1000,
-		LogLevel:        "error",
-		LogFormat:       "text",
-		ShutdownTimeout: time.Second,
+		DatabaseURL:       dbtest.URL(t),
+		Addr:              "127.0.0.1:0",
+		PublicURL:         "http://127.0.0.1",
+		SessionTTL:        time.Hour,
+		MaxBodyBytes:      1 << 20,
+		SignInRate:        1000,
+		LogLevel:          "error",
+		LogFormat:         "text",
+		ShutdownTimeout:   time.Second,
+		MaxQueryChars:     8000,
+		MessagesPerMinute: 1000,
+		AnswerTimeout:     30 * time.Second,
 	}
 	for _, o := range options {
 		o(&cfg)
@@ -65,13 +68,22 @@ func Start(t testing.TB, options ...func(*config.Config)) *App {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(e)
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		e.StopGenerating(ctx)
+	})
 	return &App{URL: srv.URL, Store: store, Config: cfg, Server: srv}
 }
 
 type testWriter struct{ t testing.TB }
 
-func (w testWriter) Write(p []byte) (int, error) { w.t.Log(strings.TrimRight(string(p), "\n")); return len(p), nil }
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
 
 // Client is an HTTP client with its own cookie jar, like one browser profile without fetch
 // metadata (so CSRF tokens are checked).
@@ -181,3 +193,6 @@ func cloneValues(v url.Values) url.Values {
 	}
 	return out
 }
+
+// URL is the absolute URL of a path on the app.
+func (c *Client) URL(path string) string { return c.app.URL + path }

@@ -1,0 +1,120 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Provider kinds for Config.Kind.
+const (
+	ProviderOffline   = "offline"
+	ProviderOpenAI    = "openai"
+	ProviderAnthropic = "anthropic"
+)
+
+// DefaultIdleTimeout is how long a model stream may stay silent before it is abandoned with an
+// error of kind timeout. Reasoning models can think for minutes before the first byte.
+const DefaultIdleTimeout = 5 * time.Minute
+
+// Config picks and configures a provider; the cmd layer fills it from PARLEY_* variables.
+//
+//   - Kind: "offline" (also when empty), "openai" or "anthropic".
+//   - BaseURL: openai: PARLEY_OPENAI_BASE_URL, default DefaultOpenAIBaseURL (for Ollama
+//     http://localhost:11434/v1); anthropic: PARLEY_ANTHROPIC_BASE_URL, default the Anthropic API.
+//   - APIKey: PARLEY_OPENAI_API_KEY (needed for api.openai.com; optional for local servers) or
+//     PARLEY_ANTHROPIC_API_KEY (required). Never logged, never put in an error.
+//   - Model: PARLEY_OPENAI_MODEL or PARLEY_ANTHROPIC_MODEL, required for those kinds.
+//   - OfflineDelay: pause between streamed words of the offline provider; 0 in tests.
+//   - IdleTimeout: see DefaultIdleTimeout (used when 0).
+//   - HTTPClient: optional; nil uses the SDK's default client.
+type Config struct {
+	Kind         string
+	BaseURL      string
+	APIKey       string
+	Model        string
+	OfflineDelay time.Duration
+	IdleTimeout  time.Duration
+	HTTPClient   *http.Client
+}
+
+// New builds the provider cfg names. Its errors name the environment variable to fix and never
+// contain the API key.
+func New(cfg Config) (Provider, error) {
+	kind := strings.ToLower(strings.TrimSpace(cfg.Kind))
+	switch kind {
+	case "", ProviderOffline:
+		if cfg.OfflineDelay < 0 {
+			return nil, errors.New("agents: the offline word delay must not be negative")
+		}
+		return NewOffline(cfg.OfflineDelay), nil
+	case ProviderOpenAI:
+		base, err := baseURL(cfg.BaseURL, DefaultOpenAIBaseURL, "PARLEY_OPENAI_BASE_URL", "http://localhost:11434/v1")
+		if err != nil {
+			return nil, err
+		}
+		if err := checkKey(cfg.APIKey, "PARLEY_OPENAI_API_KEY"); err != nil {
+			return nil, err
+		}
+		if cfg.APIKey == "" && base.Host == "api.openai.com" {
+			return nil, errors.New("agents: PARLEY_OPENAI_API_KEY is required for api.openai.com (or set PARLEY_OPENAI_BASE_URL to a local server such as http://localhost:11434/v1)")
+		}
+		if strings.TrimSpace(cfg.Model) == "" {
+			return nil, errors.New("agents: PARLEY_OPENAI_MODEL is required: the model id the server serves, e.g. gpt-4o-mini or llama3.2")
+		}
+		cfg.Model = strings.TrimSpace(cfg.Model)
+		return newOpenAI(cfg, base), nil
+	case ProviderAnthropic:
+		base, err := baseURL(cfg.BaseURL, DefaultAnthropicBaseURL, "PARLEY_ANTHROPIC_BASE_URL", DefaultAnthropicBaseURL)
+		if err != nil {
+			return nil, err
+		}
+		if cfg.APIKey == "" {
+			return nil, errors.New("agents: PARLEY_ANTHROPIC_API_KEY is required for the Anthropic provider")
+		}
+		if err := checkKey(cfg.APIKey, "PARLEY_ANTHROPIC_API_KEY"); err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(cfg.Model) == "" {
+			return nil, errors.New("agents: PARLEY_ANTHROPIC_MODEL is required, e.g. claude-sonnet-4-5")
+		}
+		cfg.Model = strings.TrimSpace(cfg.Model)
+		return newAnthropic(cfg, base), nil
+	}
+	return nil, fmt.Errorf("agents: unknown provider kind %q: want offline, openai or anthropic", cfg.Kind)
+}
+
+// baseURL parses raw (or fallback when raw is empty) as an absolute http(s) URL.
+func baseURL(raw, fallback, env, example string) (*url.URL, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		raw = fallback
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("agents: %s must be an http(s) URL such as %s", env, example)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("agents: %s must not have a query or fragment (got %s)", env, u.Redacted())
+	}
+	return u, nil
+}
+
+// checkKey refuses keys that would corrupt the request header, without echoing them.
+func checkKey(key, env string) error {
+	if strings.IndexFunc(key, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		return fmt.Errorf("agents: %s contains spaces or control characters; set it to the key alone", env)
+	}
+	return nil
+}
+
+func idleLimit(cfg Config) time.Duration {
+	if cfg.IdleTimeout > 0 {
+		return cfg.IdleTimeout
+	}
+	return DefaultIdleTimeout
+}

@@ -1,0 +1,252 @@
+package agents
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// OpenAI streams from an OpenAI-compatible Chat Completions endpoint (POST {BaseURL}/chat/completions
+// with "stream": true): OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, DeepSeek …
+//
+// The SDK builds and sends the request (auth, retries on 408/409/429/5xx and connection errors,
+// base URL) and the request types; the body is read by our own event-stream decoder, because the
+// SDK's decoder does not accept a lone CR as a line end and ends at an in-stream error without
+// the finish reason that came with it. Reasoning is read from the delta's "reasoning_content"
+// (DeepSeek, older vLLM) or else "reasoning" (OpenRouter, Ollama, newer vLLM), fields the SDK's
+// types do not declare.
+type OpenAI struct {
+	client   openai.Client
+	model    string
+	key      string
+	official bool // api.openai.com: caps the answer with max_completion_tokens, not max_tokens
+	idle     time.Duration
+}
+
+// DefaultOpenAIBaseURL is used when Config.BaseURL is empty.
+const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+
+func newOpenAI(cfg Config, baseURL *url.URL) *OpenAI {
+	opts := []option.RequestOption{
+		option.WithBaseURL(baseURL.String()),
+		// Always set, even empty, so an OPENAI_API_KEY in the environment is never sent to a
+		// server the person did not configure it for. Empty sends no Authorization header.
+		option.WithAPIKey(cfg.APIKey),
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	return &OpenAI{
+		client:   openai.NewClient(opts...),
+		model:    cfg.Model,
+		key:      cfg.APIKey,
+		official: baseURL.Host == "api.openai.com",
+		idle:     idleLimit(cfg),
+	}
+}
+
+// Name returns "openai".
+func (p *OpenAI) Name() string { return "openai" }
+
+// Model returns the configured model id.
+func (p *OpenAI) Model() string { return p.model }
+
+// Stream implements Provider.
+func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error) (Result, error) {
+	a := newAssembler(emit)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var resp *http.Response
+	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp))
+	defer stream.Close() // closes the body we read below
+	if err := stream.Err(); err != nil {
+		a.fail(requestError(ctx, err, resp, p.key))
+		return a.result()
+	}
+	if resp == nil || resp.Body == nil {
+		a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent no response body."})
+		return a.result()
+	}
+	if mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mediaType == "application/json" {
+		// A server that ignores "stream": true, or reports an error with status 200.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		a.fail(streamError(body, p.key))
+		return a.result()
+	}
+
+	idle := newIdleWatch(p.idle, cancel)
+	defer idle.Stop()
+	events := newSSEDecoder(idle.reader(resp.Body))
+	for {
+		ev, err := events.Next()
+		if errors.Is(err, io.EOF) {
+			return a.result()
+		}
+		if err != nil {
+			return a.stop(ctx, idle, err)
+		}
+		if bytes.Equal(bytes.TrimSpace(ev.Data), []byte("[DONE]")) {
+			return a.result()
+		}
+		if p.chunk(a, ev) != nil || a.err != nil {
+			return a.result()
+		}
+	}
+}
+
+// chunk feeds one chat.completion.chunk (or error frame) to a. It returns emit's error.
+func (p *OpenAI) chunk(a *assembler, ev sseEvent) error {
+	if ev.Type == "error" {
+		a.fail(streamError(ev.Data, p.key))
+		return nil
+	}
+	var c openai.ChatCompletionChunk
+	if err := json.Unmarshal(ev.Data, &c); err != nil {
+		a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent an event that is not valid JSON.", Err: err})
+		return nil
+	}
+	for _, choice := range c.Choices {
+		if choice.Index != 0 {
+			continue // we never ask for n > 1
+		}
+		d := choice.Delta
+		if err := a.think(reasoningOf(d)); err != nil {
+			return err
+		}
+		if err := a.text(d.Content); err != nil {
+			return err
+		}
+		if err := a.text(d.Refusal); err != nil {
+			return err
+		}
+		for _, tc := range d.ToolCalls {
+			if tc.ID != "" || tc.Function.Name != "" {
+				if err := a.toolStart(int(tc.Index), tc.ID, tc.Function.Name); err != nil {
+					return err
+				}
+			}
+			if err := a.toolArgs(int(tc.Index), tc.Function.Arguments); err != nil {
+				return err
+			}
+		}
+		a.setFinish(choice.FinishReason)
+	}
+	if c.JSON.Usage.Valid() {
+		if err := a.setUsage(Usage{
+			PromptTokens:     int(c.Usage.PromptTokens),
+			CompletionTokens: int(c.Usage.CompletionTokens),
+			TotalTokens:      int(c.Usage.TotalTokens),
+		}); err != nil {
+			return err
+		}
+	}
+	// OpenRouter puts "error" beside choices whose finish_reason is "error"; vLLM sends a bare
+	// {"error":{…}} frame. Either way the turn failed, whatever follows.
+	if raw := c.JSON.ExtraFields["error"].Raw(); raw != "" && raw != "null" {
+		a.fail(streamError(ev.Data, p.key))
+	}
+	return nil
+}
+
+// reasoningOf reads the reasoning fragment of a delta. Servers that send both fields repeat the
+// same text in them, so only the first present one counts. (The SDK keeps undeclared fields as
+// raw JSON in ExtraFields, never marked Valid.)
+func reasoningOf(d openai.ChatCompletionChunkChoiceDelta) string {
+	for _, name := range []string{"reasoning_content", "reasoning"} {
+		var s string
+		if json.Unmarshal([]byte(d.JSON.ExtraFields[name].Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// params translates a Request into the SDK's request body. Usage is requested with
+// stream_options.include_usage, which every server named on OpenAI accepts.
+func (p *OpenAI) params(req Request) openai.ChatCompletionNewParams {
+	model := req.Model
+	if model == "" {
+		model = p.model
+	}
+	params := openai.ChatCompletionNewParams{
+		Model:         shared.ChatModel(model),
+		Messages:      openAIMessages(req),
+		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
+	}
+	if req.MaxTokens > 0 {
+		// OpenAI's reasoning models refuse max_tokens; many compatible servers know only it.
+		if p.official {
+			params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+		} else {
+			params.MaxTokens = openai.Int(int64(req.MaxTokens))
+		}
+	}
+	for _, t := range req.Tools {
+		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: shared.FunctionParameters(schemaOf(t))}
+		if t.Description != "" {
+			def.Description = openai.String(t.Description)
+		}
+		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(def))
+	}
+	return params
+}
+
+// openAIMessages lays out the conversation: System first, then Messages in order. Messages with a
+// role other than system, user, assistant or tool are skipped.
+func openAIMessages(req Request) []openai.ChatCompletionMessageParamUnion {
+	var out []openai.ChatCompletionMessageParamUnion
+	if req.System != "" {
+		out = append(out, openai.SystemMessage(req.System))
+	}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case RoleSystem:
+			out = append(out, openai.SystemMessage(m.Content))
+		case RoleUser:
+			out = append(out, openai.UserMessage(m.Content))
+		case RoleTool:
+			out = append(out, openai.ToolMessage(m.Content, m.ToolCallID))
+		case RoleAssistant:
+			var am openai.ChatCompletionAssistantMessageParam
+			if m.Content != "" || len(m.ToolCalls) == 0 {
+				am.Content.OfString = openai.String(m.Content)
+			}
+			for _, tc := range m.ToolCalls {
+				am.ToolCalls = append(am.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+						ID:       tc.ID,
+						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: argumentsOrEmpty(tc.Arguments)},
+					},
+				})
+			}
+			out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &am})
+		}
+	}
+	return out
+}
+
+// schemaOf gives a tool's parameter schema, an empty object schema when it has none.
+func schemaOf(t Tool) map[string]any {
+	if t.Parameters != nil {
+		return t.Parameters
+	}
+	return map[string]any{"type": "object", "properties": map[string]any{}}
+}
+
+func argumentsOrEmpty(args string) string {
+	if args == "" {
+		return "{}"
+	}
+	return args
+}

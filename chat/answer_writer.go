@@ -1,0 +1,152 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"parley/agents"
+	"parley/db"
+)
+
+// answerWriter persists a streaming answer: the text into the assistant message and the reasoning
+// into a reasoning item before it. The first text is written at once; later text at most every
+// FlushEvery, plus a trailing write so nothing waits longer than that. Each write is published.
+type answerWriter struct {
+	g   *Generator
+	job Job
+	ctx context.Context
+
+	mu          sync.Mutex
+	text        string // this round's answer text
+	kept        string // text of earlier rounds (shown before a tool call)
+	textDirty   bool
+	wroteText   bool
+	reasoning   *db.Message
+	reasonDirty bool
+	lastFlush   time.Time
+	timer       *time.Timer
+	started     bool
+}
+
+func (w *answerWriter) startRound() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.reasoning = nil
+	if !w.started {
+		w.started = true
+		w.flushLocked(db.StatusStreaming, nil) // pending → streaming: the typing indicator shows
+	}
+}
+
+// emit receives provider events (from the provider's goroutine).
+func (w *answerWriter) emit(ev agents.Event) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch ev.Kind {
+	case agents.EventTextDelta:
+		w.text += ev.Text
+		w.textDirty = true
+		if !w.wroteText {
+			w.wroteText = true
+			w.flushLocked(db.StatusStreaming, nil)
+			return nil
+		}
+	case agents.EventReasoningDelta:
+		if w.reasoning == nil {
+			item, err := w.g.Store.InsertBefore(w.ctx, w.job.AnswerID, db.Message{
+				ParentID: &w.job.AnswerID, Role: db.RoleReasoning, Status: db.StatusStreaming,
+				AgentID: &w.job.Agent.ID, AgentType: w.job.Agent.AgentType,
+			})
+			if err != nil {
+				return err
+			}
+			w.reasoning = &item
+		}
+		w.reasoning.Content += ev.Text
+		w.reasonDirty = true
+	default:
+		return nil
+	}
+	w.scheduleLocked()
+	return nil
+}
+
+// scheduleLocked writes now when the last write is FlushEvery old, else arms one trailing write.
+func (w *answerWriter) scheduleLocked() {
+	wait := w.g.FlushEvery - time.Since(w.lastFlush)
+	if wait <= 0 {
+		w.flushLocked(db.StatusStreaming, nil)
+		return
+	}
+	if w.timer == nil {
+		w.timer = time.AfterFunc(wait, func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.timer = nil
+			w.flushLocked(db.StatusStreaming, nil)
+		})
+	}
+}
+
+// flushLocked writes what changed and publishes it. status and meta apply to the answer.
+func (w *answerWriter) flushLocked(status string, meta json.RawMessage) {
+	w.lastFlush = time.Now()
+	if w.reasonDirty && w.reasoning != nil {
+		w.reasonDirty = false
+		if err := w.g.Store.UpdateItem(w.ctx, *w.reasoning); err == nil {
+			w.g.Notifier.Publish(w.job.ExchangeID, w.reasoning.ID)
+		}
+	}
+	if w.textDirty || status != db.StatusStreaming || meta != nil || !w.wroteText {
+		w.textDirty = false
+		if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, w.kept+w.text, status, meta); err != nil {
+			w.g.Log.Error("storing answer", "error", err)
+			return
+		}
+		w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
+	}
+}
+
+// endRound writes what is pending and closes this round's reasoning item.
+func (w *answerWriter) endRound() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	if w.reasoning != nil {
+		w.reasoning.Status = db.StatusComplete
+		w.reasonDirty = true
+	}
+	if w.reasonDirty || w.textDirty {
+		w.flushLocked(db.StatusStreaming, nil)
+	}
+}
+
+// resetText starts the next round's text after a tool call, keeping what was said so far.
+func (w *answerWriter) resetText() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.text != "" {
+		w.kept += w.text + "\n\n"
+	}
+	w.text = ""
+}
+
+// publishAnswer republishes the answer (its position changed).
+func (w *answerWriter) publishAnswer() { w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID) }
+
+// finish stores the final status and metadata of the answer.
+func (w *answerWriter) finish(status string, meta map[string]any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	b, _ := json.Marshal(meta)
+	w.flushLocked(status, b)
+}

@@ -1,0 +1,357 @@
+package chat
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"parley/agents"
+	"parley/db"
+)
+
+// Store is what generation needs from the database.
+type Store interface {
+	ExchangeMessages(ctx context.Context, exchangeID int64) ([]db.Message, error)
+	SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
+	InsertBefore(ctx context.Context, answerID int64, m db.Message) (db.Message, error)
+	UpdateItem(ctx context.Context, m db.Message) error
+	SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]db.SearchHit, error)
+	InterruptUnfinished(ctx context.Context) (int64, error)
+}
+
+// Job is one answer to generate: the pending assistant message AnswerID of exchange ExchangeID,
+// owned by UserID, answered by Agent.
+type Job struct {
+	UserID     int64
+	ExchangeID int64
+	AnswerID   int64
+	Agent      db.Agent
+}
+
+// Generator runs answers in goroutines that do not depend on any browser connection. At most one
+// answer per exchange runs at a time. Progress is persisted at most every FlushEvery (the first text
+// at once) and each write is published to the Notifier.
+type Generator struct {
+	Store    Store
+	Provider agents.Provider
+	Notifier Notifier
+	Log      *slog.Logger
+	// Timeout bounds one whole answer, tool calls included.
+	Timeout time.Duration
+	// FlushEvery is the longest time text waits before it is persisted and published (100 ms:
+	// at most ~10 renders per second per stream).
+	FlushEvery time.Duration
+	// HistoryBudget bounds the earlier turns sent to the model, in estimated tokens (4 bytes each).
+	HistoryBudget int
+
+	mu      sync.Mutex
+	running map[int64]*run // by exchange id
+	wg      sync.WaitGroup
+	closed  bool
+}
+
+type run struct {
+	answerID int64
+	cancel   context.CancelCauseFunc
+	done     chan struct{}
+}
+
+// errStopped is the cancel cause of a Stop, telling it apart from a timeout or a shutdown.
+var errStopped = errors.New("stopped by the person")
+
+// errShutdown is the cancel cause when the server shuts down.
+var errShutdown = errors.New("server shutting down")
+
+// ErrBusy is returned by Start when the exchange already has an answer in progress.
+var ErrBusy = errors.New("an answer is already being generated in this conversation")
+
+// maxToolRounds bounds the model ↔ tool loop of one answer.
+const maxToolRounds = 4
+
+// Start begins generating job's answer in the background and returns at once.
+func (g *Generator) Start(job Job) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return errShutdown
+	}
+	if g.running == nil {
+		g.running = map[int64]*run{}
+	}
+	if r, ok := g.running[job.ExchangeID]; ok && r.answerID != job.AnswerID {
+		return ErrBusy
+	} else if ok {
+		return nil // the same answer is already running (a replayed submit)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	r := &run{answerID: job.AnswerID, cancel: cancel, done: make(chan struct{})}
+	g.running[job.ExchangeID] = r
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer close(r.done)
+		defer cancel(nil)
+		g.generate(ctx, job)
+		g.mu.Lock()
+		delete(g.running, job.ExchangeID)
+		g.mu.Unlock()
+	}()
+	return nil
+}
+
+// Stop cancels the exchange's running answer, which keeps its partial text as cancelled. It
+// reports whether an answer was running.
+func (g *Generator) Stop(exchangeID int64) bool {
+	g.mu.Lock()
+	r, ok := g.running[exchangeID]
+	g.mu.Unlock()
+	if ok {
+		r.cancel(errStopped)
+		<-r.done
+	}
+	return ok
+}
+
+// Running reports whether the exchange has an answer in progress.
+func (g *Generator) Running(exchangeID int64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, ok := g.running[exchangeID]
+	return ok
+}
+
+// Wait blocks until the exchange's running answer (if any) ends or ctx is done.
+func (g *Generator) Wait(ctx context.Context, exchangeID int64) {
+	g.mu.Lock()
+	r, ok := g.running[exchangeID]
+	g.mu.Unlock()
+	if !ok {
+		return
+	}
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+	}
+}
+
+// Shutdown lets running answers finish until ctx ends, then stops them; they are stored as
+// interrupted with their partial text. No answer starts afterwards.
+func (g *Generator) Shutdown(ctx context.Context) {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+	done := make(chan struct{})
+	go func() { g.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-ctx.Done():
+	}
+	g.mu.Lock()
+	for _, r := range g.running {
+		r.cancel(errShutdown)
+	}
+	g.mu.Unlock()
+	<-done
+}
+
+// generate runs the model ↔ tool loop for one answer and stores the outcome.
+func (g *Generator) generate(parent context.Context, job Job) {
+	started := time.Now()
+	ctx, cancel := context.WithTimeout(parent, g.Timeout)
+	defer cancel()
+	// Writes must land even after ctx ends (a Stop or a timeout keeps the partial text).
+	store := context.WithoutCancel(ctx)
+
+	history, err := g.Store.ExchangeMessages(store, job.ExchangeID)
+	if err != nil {
+		g.fail(store, job, "", "internal", "The conversation could not be read.", err)
+		return
+	}
+	req := agents.Request{System: job.Agent.SystemPrompt, Messages: g.history(history, job.AnswerID)}
+	if capability(job.Agent, "tools") {
+		req.Tools = []agents.Tool{agents.SearchWorkspaceTool}
+	}
+	w := &answerWriter{g: g, job: job, ctx: store}
+	var usage agents.Usage
+	var result agents.Result
+	for round := 0; ; round++ {
+		w.startRound()
+		result, err = g.Provider.Stream(ctx, req, w.emit)
+		w.endRound()
+		if result.Usage != nil {
+			usage.PromptTokens += result.Usage.PromptTokens
+			usage.CompletionTokens += result.Usage.CompletionTokens
+			usage.TotalTokens += result.Usage.TotalTokens
+		}
+		if err != nil || len(result.ToolCalls) == 0 || round == maxToolRounds-1 {
+			break
+		}
+		req.Messages = append(req.Messages, agents.Message{Role: agents.RoleAssistant, Content: result.Content, ToolCalls: result.ToolCalls})
+		for _, call := range result.ToolCalls {
+			output := g.callTool(ctx, store, job, w, call)
+			req.Messages = append(req.Messages, agents.Message{Role: agents.RoleTool, Content: output, ToolCallID: call.ID})
+		}
+		w.resetText()
+	}
+
+	meta := map[string]any{
+		"model":       g.Provider.Model(),
+		"provider":    g.Provider.Name(),
+		"duration_ms": time.Since(started).Milliseconds(),
+	}
+	if usage.TotalTokens > 0 {
+		meta["usage"] = map[string]int{"prompt_tokens": usage.PromptTokens, "completion_tokens": usage.CompletionTokens, "total_tokens": usage.TotalTokens}
+	}
+	if result.FinishReason != "" {
+		meta["finish_reason"] = result.FinishReason
+	}
+	status := db.StatusComplete
+	if err != nil {
+		status, meta["error"] = failure(ctx, err)
+	}
+	w.finish(status, meta)
+}
+
+// failure maps a stream error to the stored status and a readable reason.
+func failure(ctx context.Context, err error) (string, map[string]string) {
+	cause := context.Cause(ctx)
+	switch {
+	case errors.Is(cause, errStopped):
+		return db.StatusCancelled, map[string]string{"kind": "cancelled", "message": "Stopped."}
+	case errors.Is(cause, errShutdown):
+		return db.StatusInterrupted, map[string]string{"kind": "interrupted", "message": "The server restarted while answering."}
+	}
+	var ue *agents.UpstreamError
+	if errors.As(err, &ue) {
+		msg := ue.Message
+		if ue.Kind == agents.KindContentFilter {
+			msg = "The model's content filter stopped this answer. Try rephrasing your message."
+		}
+		return db.StatusFailed, map[string]string{"kind": string(ue.Kind), "message": msg}
+	}
+	return db.StatusFailed, map[string]string{"kind": "internal", "message": "The answer failed."}
+}
+
+// fail stores an answer as failed before any streaming happened.
+func (g *Generator) fail(ctx context.Context, job Job, content, kind, message string, cause error) {
+	g.Log.Error("generation failed", "exchange", job.ExchangeID, "error", cause)
+	meta, _ := json.Marshal(map[string]any{"error": map[string]string{"kind": kind, "message": message}})
+	if err := g.Store.SetAnswer(ctx, job.AnswerID, content, db.StatusFailed, meta); err != nil {
+		g.Log.Error("storing failed answer", "error", err)
+	}
+	g.Notifier.Publish(job.ExchangeID, job.AnswerID)
+}
+
+// history turns the exchange's earlier turns into model messages: user queries and assistant
+// answers (tool items of earlier turns are left out), bounded by HistoryBudget while always keeping
+// the first message and the current query.
+func (g *Generator) history(messages []db.Message, answerID int64) []agents.Message {
+	var out []agents.Message
+	for _, m := range messages {
+		if m.ID == answerID {
+			break
+		}
+		switch {
+		case m.Role == db.RoleUser:
+			out = append(out, agents.Message{Role: agents.RoleUser, Content: m.Content})
+		case m.Role == db.RoleAssistant && m.Content != "":
+			out = append(out, agents.Message{Role: agents.RoleAssistant, Content: m.Content})
+		}
+	}
+	budget := g.HistoryBudget * 4
+	if budget <= 0 || len(out) <= 2 {
+		return out
+	}
+	used := len(out[0].Content) + len(out[len(out)-1].Content)
+	keepFrom := len(out) - 1
+	for keepFrom > 1 && used+len(out[keepFrom-1].Content) <= budget {
+		keepFrom--
+		used += len(out[keepFrom].Content)
+	}
+	return append([]agents.Message{out[0]}, out[keepFrom:]...)
+}
+
+// callTool stores the function_call item, runs the tool, stores its function_call_output item and
+// returns the output sent back to the model.
+func (g *Generator) callTool(ctx, store context.Context, job Job, w *answerWriter, call agents.ToolCall) string {
+	item, err := g.Store.InsertBefore(store, job.AnswerID, db.Message{
+		ParentID: &job.AnswerID, Role: db.RoleFunctionCall, Status: db.StatusStreaming, AgentID: &job.Agent.ID,
+		AgentType: job.Agent.AgentType, ToolName: call.Name, ToolCallID: call.ID, ToolArguments: call.Arguments,
+	})
+	if err == nil {
+		g.Notifier.Publish(job.ExchangeID, item.ID)
+	}
+	started := time.Now()
+	output, ok := g.runTool(ctx, job, call)
+	ms := int(time.Since(started).Milliseconds())
+	if err == nil {
+		item.Status, item.DurationMS = db.StatusComplete, &ms
+		if !ok {
+			item.Status = db.StatusFailed
+		}
+		_ = g.Store.UpdateItem(store, item)
+		g.Notifier.Publish(job.ExchangeID, item.ID)
+	}
+	status := db.StatusComplete
+	if !ok {
+		status = db.StatusFailed
+	}
+	out, err := g.Store.InsertBefore(store, job.AnswerID, db.Message{
+		ParentID: &job.AnswerID, Role: db.RoleFunctionCallOutput, Status: status, AgentID: &job.Agent.ID,
+		AgentType: job.Agent.AgentType, ToolName: call.Name, ToolCallID: call.ID, ToolResult: output, DurationMS: &ms,
+	})
+	if err == nil {
+		g.Notifier.Publish(job.ExchangeID, out.ID)
+	}
+	w.publishAnswer() // the answer moved below the new items
+	return output
+}
+
+// runTool executes one tool call and returns its output (JSON) and whether it succeeded.
+func (g *Generator) runTool(ctx context.Context, job Job, call agents.ToolCall) (string, bool) {
+	switch call.Name {
+	case agents.SearchWorkspaceTool.Name:
+		var args agents.SearchWorkspaceArgs
+		if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil || args.Query == "" {
+			return `{"error":"search_workspace needs {\"query\": \"keywords\"}"}`, false
+		}
+		hits, err := g.Store.SearchWorkspace(ctx, job.UserID, args.Query, job.ExchangeID, 5)
+		if err != nil {
+			g.Log.Error("search_workspace", "error", err)
+			return `{"error":"the search failed"}`, false
+		}
+		res := agents.SearchResults{Results: []agents.SearchResult{}}
+		for _, h := range hits {
+			r := agents.SearchResult{Title: h.Title, Snippet: h.Snippet, Kind: h.Kind}
+			if h.Kind == "page" {
+				r.URL = "/pages/" + strconv.FormatInt(h.ID, 10)
+			} else {
+				r.URL = fmt.Sprintf("/sessions/%d/chat#message-%d", h.ID, h.MessageID)
+				if r.Title == "" {
+					r.Title = "Conversation"
+				}
+			}
+			res.Results = append(res.Results, r)
+		}
+		b, _ := json.Marshal(res)
+		return string(b), true
+	default:
+		return fmt.Sprintf(`{"error":"unknown tool %q"}`, call.Name), false
+	}
+}
+
+// capability reads a boolean from the agent's capabilities JSON; a missing key is true.
+func capability(a db.Agent, name string) bool {
+	var caps map[string]bool
+	if err := json.Unmarshal(a.Capabilities, &caps); err != nil {
+		return true
+	}
+	v, ok := caps[name]
+	return !ok || v
+}

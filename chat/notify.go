@@ -1,0 +1,95 @@
+// Package chat runs conversations: it generates answers in server goroutines that outlive the
+// browser request, persists their progress, and tells open streams what changed.
+package chat
+
+import "sync"
+
+// Notifier carries "message M of exchange E changed" from generation to the streams showing E.
+// Streams re-read the message from the database, so a notice carries ids only. The in-process
+// Broker serves one instance; a PostgreSQL LISTEN/NOTIFY implementation of this interface lets
+// several instances serve one conversation.
+type Notifier interface {
+	// Publish tells every subscriber of exchangeID that messageID changed. It never blocks.
+	Publish(exchangeID, messageID int64)
+	// Subscribe starts receiving notices for exchangeID until the Subscription is closed.
+	Subscribe(exchangeID int64) *Subscription
+}
+
+// Subscription receives the ids of changed messages of one exchange. Notices coalesce: Ready fires
+// once for any number of publishes, and Take returns each changed id once, so a slow reader never
+// blocks a publisher and never loses the last change.
+type Subscription struct {
+	ready   chan struct{}
+	mu      sync.Mutex
+	pending []int64
+	close   func()
+}
+
+// Ready is signalled when Take has something.
+func (s *Subscription) Ready() <-chan struct{} { return s.ready }
+
+// Take returns the changed message ids since the last Take, in first-change order, without repeats.
+func (s *Subscription) Take() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.pending
+	s.pending = nil
+	return out
+}
+
+// Close stops the subscription.
+func (s *Subscription) Close() { s.close() }
+
+func (s *Subscription) add(id int64) {
+	s.mu.Lock()
+	for _, p := range s.pending {
+		if p == id {
+			s.mu.Unlock()
+			return
+		}
+	}
+	s.pending = append(s.pending, id)
+	s.mu.Unlock()
+	select {
+	case s.ready <- struct{}{}:
+	default:
+	}
+}
+
+// Broker is the in-process Notifier.
+type Broker struct {
+	mu   sync.Mutex
+	subs map[int64]map[*Subscription]struct{}
+}
+
+// NewBroker returns an empty in-process Notifier.
+func NewBroker() *Broker { return &Broker{subs: map[int64]map[*Subscription]struct{}{}} }
+
+// Publish implements Notifier.
+func (b *Broker) Publish(exchangeID, messageID int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs[exchangeID] {
+		s.add(messageID)
+	}
+}
+
+// Subscribe implements Notifier.
+func (b *Broker) Subscribe(exchangeID int64) *Subscription {
+	s := &Subscription{ready: make(chan struct{}, 1)}
+	s.close = func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		delete(b.subs[exchangeID], s)
+		if len(b.subs[exchangeID]) == 0 {
+			delete(b.subs, exchangeID)
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.subs[exchangeID] == nil {
+		b.subs[exchangeID] = map[*Subscription]struct{}{}
+	}
+	b.subs[exchangeID][s] = struct{}{}
+	return s
+}

@@ -1,0 +1,49 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Agent is a configured assistant (SPEC.md §2). Capabilities is raw JSON such as {"tools": true}.
+type Agent struct {
+	ID             int64           `db:"id"`
+	Identifier     string          `db:"identifier"`
+	Name           string          `db:"name"`
+	Description    string          `db:"description"`
+	Avatar         string          `db:"avatar"`
+	AgentType      string          `db:"agent_type"`
+	Provider       string          `db:"provider"`
+	Model          string          `db:"model"`
+	SystemPrompt   string          `db:"system_prompt"`
+	WelcomeMessage string          `db:"welcome_message"`
+	Visibility     string          `db:"visibility"`
+	Capabilities   json.RawMessage `db:"capabilities"`
+}
+
+const agentColumns = `id, identifier, name, description, avatar, agent_type, provider, model, system_prompt,
+	welcome_message, visibility, capabilities`
+
+// AgentByIdentifier returns a usable (not disabled or deleted) agent by its URL slug.
+func (s *Store) AgentByIdentifier(ctx context.Context, identifier string) (Agent, error) {
+	var a Agent
+	err := s.DB.GetContext(ctx, &a, `SELECT `+agentColumns+` FROM agents
+		WHERE identifier = $1 AND disabled_at IS NULL AND deleted_at IS NULL`, identifier)
+	return a, notFound(err, "agent by identifier")
+}
+
+// AgentsByID returns the agents with these ids, keyed by id (one query for a whole conversation).
+func (s *Store) AgentsByID(ctx context.Context, ids []int64) (map[int64]Agent, error) {
+	out := map[int64]Agent{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []Agent
+	if err := s.DB.SelectContext(ctx, &rows, `SELECT `+agentColumns+` FROM agents WHERE id = ANY($1)`, int64Array(ids)); err != nil {
+		return nil, notFound(err, "agents by id")
+	}
+	for _, a := range rows {
+		out[a.ID] = a
+	}
+	return out, nil
+}

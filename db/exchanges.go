@@ -1,0 +1,74 @@
+package db
+
+import (
+	"context"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Exchange is one conversation thread (Galaxy's term), owned by a user. PageID is set for a page's
+// chats and nil for general chat.
+type Exchange struct {
+	ID        int64     `db:"id"`
+	UserID    int64     `db:"user_id"`
+	AgentID   *int64    `db:"agent_id"`
+	PageID    *int64    `db:"page_id"`
+	Title     string    `db:"title"`
+	CreatedAt time.Time `db:"created_at"`
+	UpdatedAt time.Time `db:"updated_at"`
+}
+
+// ExchangeSummary is one row of the history list: the exchange plus its number of turns.
+type ExchangeSummary struct {
+	Exchange
+	Turns       int    `db:"turns"`
+	AgentAvatar string `db:"agent_avatar"`
+}
+
+const exchangeColumns = `e.id, e.user_id, e.agent_id, e.page_id, e.title, e.created_at, e.updated_at`
+
+// UserExchange returns the user's live exchange by id; anyone else's (or a deleted one) is ErrNotFound.
+func (s *Store) UserExchange(ctx context.Context, userID, id int64) (Exchange, error) {
+	var e Exchange
+	err := s.DB.GetContext(ctx, &e, `SELECT `+exchangeColumns+` FROM chat_exchange e
+		WHERE e.id = $1 AND e.user_id = $2 AND e.deleted_at IS NULL`, id, userID)
+	return e, notFound(err, "user exchange")
+}
+
+// LatestGeneralExchange returns the user's most recently active general (page-less) exchange.
+func (s *Store) LatestGeneralExchange(ctx context.Context, userID int64) (Exchange, error) {
+	var e Exchange
+	err := s.DB.GetContext(ctx, &e, `SELECT `+exchangeColumns+` FROM chat_exchange e
+		WHERE e.user_id = $1 AND e.page_id IS NULL AND e.deleted_at IS NULL
+		ORDER BY e.updated_at DESC, e.id DESC LIMIT 1`, userID)
+	return e, notFound(err, "latest exchange")
+}
+
+// HistoryCursor is a keyset position in the history list: the last row's (updated_at, id).
+type HistoryCursor struct {
+	UpdatedAt time.Time
+	ID        int64
+}
+
+// GeneralHistory lists the user's general exchanges, most recent activity first, limit rows after
+// the cursor (nil for the first page). It uses chat_exchange_user_history_idx (keyset, no OFFSET).
+func (s *Store) GeneralHistory(ctx context.Context, userID int64, after *HistoryCursor, limit int) ([]ExchangeSummary, error) {
+	var rows []ExchangeSummary
+	var afterTime any
+	var afterID int64
+	if after != nil {
+		afterTime, afterID = after.UpdatedAt, after.ID
+	}
+	err := s.DB.SelectContext(ctx, &rows, `
+		SELECT `+exchangeColumns+`, coalesce(a.avatar, '') AS agent_avatar,
+		       (SELECT count(*) FROM chat_message m WHERE m.exchange_id = e.id AND m.role = 'user') AS turns
+		FROM chat_exchange e LEFT JOIN agents a ON a.id = e.agent_id
+		WHERE e.user_id = $1 AND e.page_id IS NULL AND e.deleted_at IS NULL
+		  AND ($2::timestamptz IS NULL OR (e.updated_at, e.id) < ($2, $3))
+		ORDER BY e.updated_at DESC, e.id DESC
+		LIMIT $4`, userID, afterTime, afterID, limit)
+	return rows, notFound(err, "general history")
+}
+
+func int64Array(ids []int64) any { return pq.Array(ids) }

@@ -1,0 +1,227 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Message roles, Gnosari's five kinds (SPEC.md §2).
+const (
+	RoleUser               = "user"
+	RoleAssistant          = "assistant"
+	RoleFunctionCall       = "function_call"
+	RoleFunctionCallOutput = "function_call_output"
+	RoleReasoning          = "reasoning"
+)
+
+// Message statuses.
+const (
+	StatusPending     = "pending"
+	StatusStreaming   = "streaming"
+	StatusComplete    = "complete"
+	StatusFailed      = "failed"
+	StatusCancelled   = "cancelled"
+	StatusInterrupted = "interrupted"
+)
+
+// Message is one item of a thread. Metadata is JSON: model, usage, duration, error, handoff, ….
+type Message struct {
+	ID            int64           `db:"id"`
+	ExchangeID    int64           `db:"exchange_id"`
+	ParentID      *int64          `db:"parent_id"`
+	Position      int             `db:"position"`
+	Role          string          `db:"role"`
+	Content       string          `db:"content"`
+	Status        string          `db:"status"`
+	AgentID       *int64          `db:"agent_id"`
+	AgentType     string          `db:"agent_type"`
+	ToolName      string          `db:"tool_name"`
+	ToolCallID    string          `db:"tool_call_id"`
+	ToolArguments string          `db:"tool_arguments"`
+	ToolResult    string          `db:"tool_result"`
+	DurationMS    *int            `db:"duration_ms"`
+	Metadata      json.RawMessage `db:"metadata"`
+	Feedback      *string         `db:"feedback"`
+	CreatedAt     time.Time       `db:"created_at"`
+	UpdatedAt     time.Time       `db:"updated_at"`
+}
+
+const messageColumns = `id, exchange_id, parent_id, position, role, content, status, agent_id, agent_type,
+	tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata, feedback, created_at, updated_at`
+
+// Turn is what StartTurn stored: the exchange (new or existing), the user message and the
+// assistant placeholder whose answer is to be generated.
+type Turn struct {
+	Exchange  Exchange
+	User      Message
+	Assistant Message
+	// Replayed is true when the idempotency key had been used: nothing new was stored.
+	Replayed bool
+}
+
+// NewTurn is the input of StartTurn. ExchangeID 0 creates a general exchange titled Title.
+type NewTurn struct {
+	UserID         int64
+	ExchangeID     int64
+	AgentID        int64
+	AgentType      string
+	Title          string
+	Query          string
+	IdempotencyKey string
+}
+
+// StartTurn stores a user message and a pending assistant placeholder in one transaction, creating
+// the exchange when ExchangeID is 0 and bumping its updated_at. A repeated idempotency key returns
+// the turn stored the first time (Replayed) instead of a second one. A foreign exchange is ErrNotFound.
+func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
+	var t Turn
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		if in.ExchangeID == 0 {
+			if in.IdempotencyKey != "" {
+				// A double submit of a conversation's first message: find the exchange it made.
+				var existing int64
+				err := tx.GetContext(ctx, &existing, `SELECT m.exchange_id FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id
+					WHERE e.user_id = $1 AND m.idempotency_key = $2 LIMIT 1`, in.UserID, in.IdempotencyKey)
+				if err == nil {
+					in.ExchangeID = existing
+				}
+			}
+			if in.ExchangeID == 0 {
+				if err := tx.GetContext(ctx, &t.Exchange, `INSERT INTO chat_exchange (user_id, agent_id, title)
+					VALUES ($1, $2, $3) RETURNING id, user_id, agent_id, page_id, title, created_at, updated_at`,
+					in.UserID, in.AgentID, in.Title); err != nil {
+					return err
+				}
+			}
+		}
+		if t.Exchange.ID == 0 {
+			err := tx.GetContext(ctx, &t.Exchange, `UPDATE chat_exchange e SET updated_at = now()
+				WHERE e.id = $1 AND e.user_id = $2 AND e.deleted_at IS NULL
+				RETURNING `+exchangeColumns, in.ExchangeID, in.UserID)
+			if err != nil {
+				return notFound(err, "exchange for turn")
+			}
+		}
+		if in.IdempotencyKey != "" {
+			err := tx.GetContext(ctx, &t.User, `SELECT `+messageColumns+` FROM chat_message
+				WHERE exchange_id = $1 AND idempotency_key = $2`, t.Exchange.ID, in.IdempotencyKey)
+			if err == nil {
+				t.Replayed = true
+				return tx.GetContext(ctx, &t.Assistant, `SELECT `+messageColumns+` FROM chat_message
+					WHERE parent_id = $1 AND role = 'assistant' ORDER BY id LIMIT 1`, t.User.ID)
+			}
+		}
+		var parent *int64
+		var next int
+		if err := tx.GetContext(ctx, &next, `SELECT coalesce(max(position), 0) + 1 FROM chat_message WHERE exchange_id = $1`, t.Exchange.ID); err != nil {
+			return err
+		}
+		_ = tx.GetContext(ctx, &parent, `SELECT id FROM chat_message WHERE exchange_id = $1 AND role = 'assistant'
+			ORDER BY position DESC, id DESC LIMIT 1`, t.Exchange.ID)
+		var key any
+		if in.IdempotencyKey != "" {
+			key = in.IdempotencyKey
+		}
+		if err := tx.GetContext(ctx, &t.User, `INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status, idempotency_key)
+			VALUES ($1, $2, $3, 'user', $4, 'complete', $5) RETURNING `+messageColumns,
+			t.Exchange.ID, parent, next, in.Query, key); err != nil {
+			return err
+		}
+		return tx.GetContext(ctx, &t.Assistant, `INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type)
+			VALUES ($1, $2, $3, 'assistant', 'pending', $4, $5) RETURNING `+messageColumns,
+			t.Exchange.ID, t.User.ID, next+1, in.AgentID, in.AgentType)
+	})
+	if isUniqueViolation(err, "chat_message_idempotency_key") {
+		// Two identical submits raced; the other one stored the turn.
+		return s.StartTurn(ctx, in)
+	}
+	return t, err
+}
+
+// ExchangeMessages returns every message of an exchange in display order.
+func (s *Store) ExchangeMessages(ctx context.Context, exchangeID int64) ([]Message, error) {
+	var out []Message
+	err := s.DB.SelectContext(ctx, &out, `SELECT `+messageColumns+` FROM chat_message
+		WHERE exchange_id = $1 ORDER BY position, id`, exchangeID)
+	return out, notFound(err, "exchange messages")
+}
+
+// MessageByID returns one message of an exchange.
+func (s *Store) MessageByID(ctx context.Context, exchangeID, id int64) (Message, error) {
+	var m Message
+	err := s.DB.GetContext(ctx, &m, `SELECT `+messageColumns+` FROM chat_message WHERE id = $1 AND exchange_id = $2`, id, exchangeID)
+	return m, notFound(err, "message")
+}
+
+// SetAnswer writes an assistant message's text and status, and merges metadata (when not nil)
+// into the stored metadata's top-level keys.
+func (s *Store) SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
+		metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now() WHERE id = $1`, id, content, status, nullJSON(metadata))
+	return notFound(err, "set answer")
+}
+
+// InsertBefore stores an item (reasoning, function_call, function_call_output) of a turn just before
+// its assistant answer, moving the answer one position down, and returns the stored item.
+func (s *Store) InsertBefore(ctx context.Context, answerID int64, m Message) (Message, error) {
+	var out Message
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		var pos int
+		var exchangeID int64
+		if err := tx.QueryRowxContext(ctx, `UPDATE chat_message SET position = position + 1 WHERE id = $1
+			RETURNING position - 1, exchange_id`, answerID).Scan(&pos, &exchangeID); err != nil {
+			return err
+		}
+		return tx.GetContext(ctx, &out, `INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status,
+				agent_id, agent_type, tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14::jsonb, '{}'))
+			RETURNING `+messageColumns, exchangeID, m.ParentID, pos, m.Role, m.Content, m.Status,
+			m.AgentID, m.AgentType, m.ToolName, m.ToolCallID, m.ToolArguments, m.ToolResult, m.DurationMS, nullJSON(m.Metadata))
+	})
+	return out, notFound(err, "insert before answer")
+}
+
+// UpdateItem rewrites an item's content, status, tool result and duration (e.g. a growing reasoning
+// item, or a function call that finished).
+func (s *Store) UpdateItem(ctx context.Context, m Message) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3, tool_result = $4,
+		duration_ms = $5, updated_at = now() WHERE id = $1`, m.ID, m.Content, m.Status, m.ToolResult, m.DurationMS)
+	return notFound(err, "update item")
+}
+
+// InterruptUnfinished marks every pending or streaming message interrupted, keeping its text: the
+// process that generated it is gone (called at start-up and at shutdown). It returns how many.
+func (s *Store) InterruptUnfinished(ctx context.Context) (int64, error) {
+	res, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET status = 'interrupted', updated_at = now()
+		WHERE status IN ('pending', 'streaming')`)
+	if err != nil {
+		return 0, notFound(err, "interrupt unfinished")
+	}
+	return res.RowsAffected()
+}
+
+// RestartAnswer puts a failed, cancelled or interrupted answer back to pending for a retry, keeping
+// its earlier text in metadata.previous_attempts. Only the exchange owner's messages match.
+func (s *Store) RestartAnswer(ctx context.Context, userID, exchangeID, id int64) (Message, error) {
+	var m Message
+	err := s.DB.GetContext(ctx, &m, `
+		UPDATE chat_message m SET status = 'pending', content = '', updated_at = now(),
+			metadata = jsonb_set(m.metadata - 'error', '{previous_attempts}',
+				coalesce(m.metadata->'previous_attempts', '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+					'content', m.content, 'status', m.status, 'error', m.metadata->'error')))
+		FROM chat_exchange e
+		WHERE m.id = $3 AND m.exchange_id = $2 AND e.id = m.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
+		  AND m.role = 'assistant' AND m.status IN ('failed', 'cancelled', 'interrupted')
+		RETURNING `+prefixed("m.", messageColumns), userID, exchangeID, id)
+	return m, notFound(err, "restart answer")
+}
+
+func nullJSON(b json.RawMessage) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return string(b)
+}

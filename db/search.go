@@ -1,0 +1,44 @@
+package db
+
+import (
+	"context"
+	"time"
+)
+
+// SearchHit is one full-text match in a person's workspace: a page, or a message of one of their
+// conversations. Snippet is plain text with the matched words between « and ».
+type SearchHit struct {
+	Kind      string    `db:"kind"` // "page" or "conversation"
+	ID        int64     `db:"id"`   // page id or exchange id
+	MessageID int64     `db:"message_id"`
+	Title     string    `db:"title"`
+	Snippet   string    `db:"snippet"`
+	Rank      float32   `db:"rank"`
+	At        time.Time `db:"at"` // the page's last edit or the message's time
+}
+
+// SearchWorkspace runs a websearch_to_tsquery (english) over the user's live pages and the user and
+// assistant messages of their conversations, excluding exchangeID (the conversation asking), and
+// returns the best limit hits by rank then recency. It uses the GIN indexes on both search columns.
+func (s *Store) SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]SearchHit, error) {
+	var hits []SearchHit
+	err := s.DB.SelectContext(ctx, &hits, `
+		WITH q AS (SELECT websearch_to_tsquery('english', $2) AS q)
+		(SELECT 'page' AS kind, p.id, 0::bigint AS message_id, p.title,
+		        ts_headline('english', p.content, q.q, 'StartSel=«,StopSel=»,MaxWords=30,MinWords=10') AS snippet,
+		        ts_rank(p.search, q.q) AS rank, p.updated_at AS at
+		 FROM pages p, q WHERE p.owner_id = $1 AND p.deleted_at IS NULL AND p.search @@ q.q)
+		UNION ALL
+		(SELECT 'conversation', e.id, m.id, e.title,
+		        ts_headline('english', m.content, q.q, 'StartSel=«,StopSel=»,MaxWords=30,MinWords=10'),
+		        ts_rank(m.search, q.q), m.created_at
+		 FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id, q
+		 WHERE e.user_id = $1 AND e.deleted_at IS NULL AND e.id <> $3
+		   AND m.role IN ('user', 'assistant') AND m.search @@ q.q)
+		ORDER BY rank DESC, at DESC
+		LIMIT $4`, userID, query, excludeExchange, limit)
+	if err != nil {
+		return nil, notFound(err, "search workspace")
+	}
+	return hits, nil
+}

@@ -1,0 +1,180 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"parley/handlers/handlerstest"
+)
+
+// browser wraps a chromedp context with test-failing helpers.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+func (b browser) do(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func (b browser) eval(js string) string {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		b.t.Fatalf("eval %s: %v", js, err)
+	}
+	return s
+}
+
+// waitFor polls a JavaScript condition until it is true.
+func (b browser) waitFor(what, js string) {
+	b.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if b.eval("String(!!("+js+"))") == "true" {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	b.t.Fatalf("waiting for %s: %s never became true", what, js)
+}
+
+func signInBrowser(t *testing.T, app *handlerstest.App) browser {
+	app.Client(t).SignUp("ada@example.com", "correct horse")
+	b := browser{t: t, ctx: handlerstest.Browser(t)}
+	b.do("sign in",
+		chromedp.Navigate(app.URL+"/signin"),
+		chromedp.SendKeys(chromedp.CSS(`#email`), "ada@example.com"),
+		chromedp.SendKeys(chromedp.CSS(`#password`), "correct horse"),
+		chromedp.Click(chromedp.CSS(`form[action="/signin"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=welcome]`)),
+	)
+	return b
+}
+
+const answerText = `document.querySelector('[data-role=assistant]:last-of-type [data-testid=answer]')?.innerText ?? ''`
+
+// The answer grows through intermediate states, survives a reload mid-stream without duplicated
+// text, and completes; the composer sends again afterwards.
+func TestBrowserAnswerStreamsAndSurvivesAReload(t *testing.T) {
+	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango")
+	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
+		deltas := make([]string, len(words))
+		for i, w := range words {
+			deltas[i] = w + " "
+		}
+		return handlerstest.Reply{Deltas: deltas, Gap: 120 * time.Millisecond}
+	})
+	app := handlerstest.Start(t, handlerstest.WithUpstream(up))
+	b := signInBrowser(t, app)
+	b.do("open chat", chromedp.Navigate(app.URL+"/chat"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=welcome-message]`)))
+	b.do("type and press Enter", chromedp.SendKeys(chromedp.CSS(`#query`), "spell the alphabet\n"))
+	b.waitFor("the user bubble", `document.querySelector('[data-testid=user-text]')?.innerText === 'spell the alphabet'`)
+
+	seen := map[string]bool{}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(seen) < 3 && time.Now().Before(deadline) {
+		if s := b.eval(answerText); s != "" && !strings.Contains(s, "tango") {
+			seen[s] = true
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+	if len(seen) < 2 {
+		t.Fatalf("saw %d intermediate states of the answer, want at least 2", len(seen))
+	}
+	if b.eval(`String(document.getElementById('send').disabled)`) != "true" {
+		t.Fatal("the Send button is enabled while the answer streams")
+	}
+	if !strings.HasPrefix(b.eval(`location.pathname`), "/sessions/") {
+		t.Fatal("the URL did not move to the new conversation")
+	}
+	b.do("reload mid-answer", chromedp.Reload())
+	b.waitFor("the answer to complete after the reload", `document.querySelector('[data-role=assistant][data-status=complete]')`)
+	want := strings.Join(words, " ")
+	if got := strings.TrimSpace(b.eval(answerText)); got != want {
+		t.Fatalf("answer after reload:\n%q\nwant\n%q", got, want)
+	}
+	b.waitFor("the composer to be usable", `!document.getElementById('send').disabled`)
+	b.waitFor("the connection dot", `document.getElementById('conn-dot').dataset.state === 'connected'`)
+	handlerstest.Screenshot(t, b.ctx, "complete")
+}
+
+// Stop keeps the partial answer; an upstream error shows Retry, and Retry succeeds.
+func TestBrowserStopAndRetry(t *testing.T) {
+	var mode atomic.Int32 // 0: slow answer, 1: failing, 2: quick answer
+	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
+		switch mode.Load() {
+		case 1:
+			return handlerstest.Reply{Status: http.StatusBadGateway}
+		case 2:
+			return handlerstest.Reply{Deltas: []string{"Recovered ", "answer."}}
+		}
+		return handlerstest.Reply{Deltas: strings.Split("one two three four five six seven eight nine ten eleven twelve", " "), Gap: 150 * time.Millisecond}
+	})
+	app := handlerstest.Start(t, handlerstest.WithUpstream(up))
+	b := signInBrowser(t, app)
+	b.do("open chat", chromedp.Navigate(app.URL+"/chat/new"), chromedp.WaitVisible(chromedp.CSS(`#query`)))
+	b.do("send", chromedp.SendKeys(chromedp.CSS(`#query`), "count slowly\n"))
+	b.waitFor("some text", `(`+answerText+`).includes('two')`)
+	b.do("stop", chromedp.Click(chromedp.CSS(`#stop`)))
+	b.waitFor("the stopped answer", `document.querySelector('[data-testid=stopped]')`)
+	partial := b.eval(answerText)
+	if partial == "" || strings.Contains(partial, "twelve") {
+		t.Fatalf("after Stop the answer is %q", partial)
+	}
+
+	mode.Store(1)
+	b.waitFor("the composer to be usable", `!document.getElementById('send').disabled`)
+	b.do("send again", chromedp.SendKeys(chromedp.CSS(`#query`), "try again\n"))
+	b.waitFor("the Retry button", `document.querySelector('[data-testid=retry]')`)
+	if msg := b.eval(`document.querySelector('[data-testid=answer-error]').innerText`); !strings.Contains(msg, "502") {
+		t.Fatalf("error shown: %q", msg)
+	}
+	mode.Store(2)
+	b.do("retry", chromedp.Click(chromedp.CSS(`[data-testid=retry]`)))
+	b.waitFor("the retried answer", `(`+answerText+`).includes('Recovered answer.')`)
+	b.waitFor("it completes", `document.querySelectorAll('[data-role=assistant][data-status=complete]').length === 1`)
+}
+
+// Model output with raw HTML, scripts, javascript: links and htmx attributes renders inert.
+func TestBrowserHostileAnswerRendersInert(t *testing.T) {
+	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
+		return handlerstest.Reply{Deltas: []string{
+			"Look: <img src=x onerror=\"window.pwned=1\"> ",
+			"<script>window.pwned=2</script> ",
+			"[click](javascript:window.pwned=3) ",
+			"<div hx-get=\"/signout\" hx-trigger=\"load\">x</div> ",
+			"<a href=\"/x\" onclick=\"window.pwned=4\">y</a> done",
+		}}
+	})
+	app := handlerstest.Start(t, handlerstest.WithUpstream(up))
+	b := signInBrowser(t, app)
+	b.do("open chat", chromedp.Navigate(app.URL+"/chat/new"), chromedp.WaitVisible(chromedp.CSS(`#query`)))
+	b.do("send", chromedp.SendKeys(chromedp.CSS(`#query`), "be hostile\n"))
+	b.waitFor("the answer", `document.querySelector('[data-role=assistant][data-status=complete]')`)
+	time.Sleep(300 * time.Millisecond) // give any injected trigger time to fire
+	if got := b.eval(`String(window.pwned)`); got != "undefined" {
+		t.Fatalf("injected code ran: window.pwned = %s", got)
+	}
+	answer := `document.querySelector('[data-role=assistant] [data-testid=answer]')`
+	for _, sel := range []string{"img", "script", "[onerror]", "[onclick]", "[hx-get]", "a[href^='javascript']"} {
+		if n := b.eval(answer + `.querySelectorAll("` + sel + `").length + ''`); n != "0" {
+			t.Fatalf("the answer contains %s (%s of them)", sel, n)
+		}
+	}
+	// Still signed in: the hx-get="/signout" never fired.
+	b.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid=account-name]`)))
+}

@@ -1,0 +1,173 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"parley/chat"
+	"parley/db"
+	"parley/fault"
+	"parley/views"
+)
+
+// submitMessage stores a user message and an assistant placeholder (creating the exchange on the
+// first message), starts generating the answer and answers at once with the conversation pane.
+// Bad input re-renders the pane with an inline error and the text kept, storing nothing. Without
+// htmx (no JavaScript) it waits for the answer and redirects to the conversation.
+func (a *app) submitMessage(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := viewer(c)
+	var exchangeID int64
+	if c.Param("id") != "" {
+		id, err := pathID(c, "id")
+		if err != nil {
+			return err
+		}
+		if _, err := a.store.UserExchange(ctx, u.ID, id); err != nil {
+			return err
+		}
+		exchangeID = id
+	}
+	query := c.FormValue("query")
+	refuse := func(status int, msg string, retryAfter int) error {
+		pane, err := a.chatPane(ctx, c, exchangeID)
+		if err != nil {
+			return err
+		}
+		pane.Query, pane.QueryError, pane.RetryAfter = query, msg, retryAfter
+		if c.Request().Header.Get("HX-Request") != "true" {
+			return a.renderChatPageWith(c, pane, status)
+		}
+		return render(c, status, views.ChatPaneView(pane))
+	}
+	if err := chat.CheckQuery(query, a.cfg.MaxQueryChars); err != nil {
+		return refuse(http.StatusUnprocessableEntity, fault.As(err).Message, 0)
+	}
+	if exchangeID != 0 && a.generator.Running(exchangeID) {
+		return refuse(http.StatusConflict, "An answer is still being written. Wait for it, or press Stop.", 0)
+	}
+	if wait, ok := a.limits.allowMessage(u.ID); !ok {
+		secs := int(wait.Seconds() + 0.999)
+		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+		return refuse(http.StatusTooManyRequests, "", secs)
+	}
+	agent, err := a.exchangeAgent(ctx, exchangeID, u.ID)
+	if err != nil {
+		return err
+	}
+	turn, err := a.store.StartTurn(ctx, db.NewTurn{
+		UserID: u.ID, ExchangeID: exchangeID, AgentID: agent.ID, AgentType: agent.AgentType,
+		Title: chat.TitleFrom(query), Query: query, IdempotencyKey: c.FormValue("idempotency_key"),
+	})
+	if err != nil {
+		return err
+	}
+	if !turn.Replayed {
+		err := a.generator.Start(chat.Job{UserID: u.ID, ExchangeID: turn.Exchange.ID, AnswerID: turn.Assistant.ID, Agent: agent})
+		if err != nil && !errors.Is(err, chat.ErrBusy) {
+			return err
+		}
+	}
+	a.notifier.Publish(turn.Exchange.ID, turn.User.ID)
+	url := "/sessions/" + strconv.FormatInt(turn.Exchange.ID, 10) + "/chat"
+	if c.Request().Header.Get("HX-Request") != "true" {
+		waitCtx, cancel := context.WithTimeout(ctx, a.cfg.AnswerTimeout+5*time.Second)
+		defer cancel()
+		a.generator.Wait(waitCtx, turn.Exchange.ID)
+		return c.Redirect(http.StatusSeeOther, url)
+	}
+	if exchangeID == 0 {
+		c.Response().Header().Set("HX-Push-Url", url)
+	}
+	pane, err := a.chatPane(ctx, c, turn.Exchange.ID)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.ChatPaneView(pane))
+}
+
+// exchangeAgent is the agent of an exchange, or the default agent for a new one.
+func (a *app) exchangeAgent(ctx context.Context, exchangeID, userID int64) (db.Agent, error) {
+	if exchangeID != 0 {
+		e, err := a.store.UserExchange(ctx, userID, exchangeID)
+		if err != nil {
+			return db.Agent{}, err
+		}
+		if e.AgentID != nil {
+			if agents, err := a.store.AgentsByID(ctx, []int64{*e.AgentID}); err == nil {
+				if ag, ok := agents[*e.AgentID]; ok {
+					return ag, nil
+				}
+			}
+		}
+	}
+	return a.store.AgentByIdentifier(ctx, defaultAgent)
+}
+
+// submitStop stops the conversation's running answer; it keeps its partial text as cancelled.
+func (a *app) submitStop(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := a.store.UserExchange(c.Request().Context(), viewer(c).ID, id); err != nil {
+		return err
+	}
+	a.generator.Stop(id)
+	if c.Request().Header.Get("HX-Request") != "true" {
+		return c.Redirect(http.StatusSeeOther, "/sessions/"+strconv.FormatInt(id, 10)+"/chat")
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// submitRetry generates a failed, stopped or interrupted answer again (its old text is kept in
+// the message's metadata) and answers with the pane.
+func (a *app) submitRetry(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := viewer(c)
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	mid, err := pathID(c, "mid")
+	if err != nil {
+		return err
+	}
+	if a.generator.Running(id) {
+		return &fault.Error{Code: fault.Conflict, Message: "An answer is still being written. Wait for it, or press Stop."}
+	}
+	m, err := a.store.RestartAnswer(ctx, u.ID, id, mid)
+	if err != nil {
+		return err
+	}
+	agent, err := a.exchangeAgent(ctx, id, u.ID)
+	if err != nil {
+		return err
+	}
+	if err := a.generator.Start(chat.Job{UserID: u.ID, ExchangeID: id, AnswerID: m.ID, Agent: agent}); err != nil {
+		return err
+	}
+	a.notifier.Publish(id, m.ID)
+	if c.Request().Header.Get("HX-Request") != "true" {
+		return c.Redirect(http.StatusSeeOther, "/sessions/"+strconv.FormatInt(id, 10)+"/chat")
+	}
+	pane, err := a.chatPane(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.ChatPaneView(pane))
+}
+
+// submitToolsToggle stores the Tools toggle of the chat page (app.js posts it).
+func (a *app) submitToolsToggle(c echo.Context) error {
+	show := c.FormValue("show") == "true"
+	if err := a.store.SetShowTools(c.Request().Context(), viewer(c).ID, show); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

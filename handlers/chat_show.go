@@ -1,0 +1,114 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"parley/db"
+	"parley/views"
+)
+
+// historyPageSize is how many conversations the sidebar's first page shows.
+const historyPageSize = 30
+
+// defaultAgent is the identifier of the agent general chat talks to.
+const defaultAgent = "auto"
+
+// showChat opens the newest general conversation, or the welcome screen when there is none.
+func (a *app) showChat(c echo.Context) error {
+	e, err := a.store.LatestGeneralExchange(c.Request().Context(), viewer(c).ID)
+	if errors.Is(err, db.ErrNotFound) {
+		return a.renderChatPage(c, 0)
+	}
+	if err != nil {
+		return err
+	}
+	return redirect(c, "/sessions/"+strconv.FormatInt(e.ID, 10)+"/chat")
+}
+
+// showNewChat is the welcome screen of a conversation that starts with the first message.
+func (a *app) showNewChat(c echo.Context) error { return a.renderChatPage(c, 0) }
+
+// showSession continues one conversation; someone else's is 404.
+func (a *app) showSession(c echo.Context) error {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return err
+	}
+	return a.renderChatPage(c, id)
+}
+
+func (a *app) renderChatPage(c echo.Context, exchangeID int64) error {
+	pane, err := a.chatPane(c.Request().Context(), c, exchangeID)
+	if err != nil {
+		return err
+	}
+	return a.renderChatPageWith(c, pane, http.StatusOK)
+}
+
+// renderChatPageWith renders the whole chat page, with the history sidebar, around a built pane.
+func (a *app) renderChatPageWith(c echo.Context, pane views.ChatPane, status int) error {
+	rows, err := a.store.GeneralHistory(c.Request().Context(), viewer(c).ID, nil, historyPageSize)
+	if err != nil {
+		return err
+	}
+	title := "Chat"
+	history := make([]views.HistoryItem, len(rows))
+	for i, r := range rows {
+		history[i] = views.HistoryItem{ID: r.ID, Title: r.Title, Avatar: r.AgentAvatar, Turns: r.Turns, At: r.UpdatedAt, Active: r.ID == pane.ExchangeID}
+		if history[i].Active {
+			title = r.Title
+		}
+	}
+	return render(c, status, views.ChatPageView(views.ChatPage{Page: page(c, title, "chat"), Pane: pane, History: history}))
+}
+
+// chatPane builds the conversation area of exchangeID (0: a new conversation with the default agent).
+func (a *app) chatPane(ctx context.Context, c echo.Context, exchangeID int64) (views.ChatPane, error) {
+	u := viewer(c)
+	pane := views.ChatPane{
+		ExchangeID: exchangeID, ShowTools: u.ShowTools(), IdempotencyKey: newIdempotencyKey(),
+		MaxQueryChars: a.cfg.MaxQueryChars, CSRF: page(c, "", "").CSRF,
+	}
+	agentID := int64(0)
+	var msgs []db.Message
+	if exchangeID != 0 {
+		e, err := a.store.UserExchange(ctx, u.ID, exchangeID)
+		if err != nil {
+			return pane, err
+		}
+		if e.AgentID != nil {
+			agentID = *e.AgentID
+		}
+		if msgs, err = a.store.ExchangeMessages(ctx, exchangeID); err != nil {
+			return pane, err
+		}
+	}
+	agentsByID, err := a.store.AgentsByID(ctx, agentIDs(msgs, agentID))
+	if err != nil {
+		return pane, err
+	}
+	agent, ok := agentsByID[agentID]
+	if !ok {
+		if agent, err = a.store.AgentByIdentifier(ctx, defaultAgent); err != nil {
+			return pane, err
+		}
+	}
+	pane.Agent = views.AgentView{Name: agent.Name, Avatar: agent.Avatar, Welcome: agent.WelcomeMessage}
+	pane.Messages = messageViews(msgs, agentsByID)
+	pane.Busy = busy(msgs)
+	return pane, nil
+}
+
+// pathID reads a positive integer path parameter; anything else is 404, like a missing object.
+func pathID(c echo.Context, name string) (int64, error) {
+	id, err := strconv.ParseInt(c.Param(name), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, db.ErrNotFound
+	}
+	return id, nil
+}

@@ -1,0 +1,142 @@
+package handlers
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"parley/db"
+	"parley/markdown"
+	"parley/views"
+)
+
+// messageMeta is the part of a message's metadata the views show.
+type messageMeta struct {
+	Model string `json:"model"`
+	Usage *struct {
+		TotalTokens int `json:"total_tokens"`
+	} `json:"usage"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+	Handoff json.RawMessage `json:"handoff_info"`
+}
+
+// messageViews turns stored messages into view models: markdown rendered and sanitised, tool names
+// made readable, and speaker groups marked (a group starts when the side changes or 5 minutes pass).
+func messageViews(msgs []db.Message, agents map[int64]db.Agent) []views.MessageView {
+	out := make([]views.MessageView, 0, len(msgs))
+	var prevSide string
+	var prevAt time.Time
+	for _, m := range msgs {
+		v := messageView(m, agents)
+		side := "agent"
+		if m.Role == db.RoleUser {
+			side = "user"
+		}
+		v.GroupStart = side != prevSide || m.CreatedAt.Sub(prevAt) > 5*time.Minute
+		prevSide, prevAt = side, m.CreatedAt
+		out = append(out, v)
+	}
+	return out
+}
+
+// messageView is one message's view model (GroupStart left false).
+func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
+	v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, At: m.CreatedAt, ToolLabel: toolLabel(m.ToolName)}
+	if m.AgentID != nil {
+		a := agents[*m.AgentID]
+		v.AgentName, v.AgentAvatar = a.Name, a.Avatar
+	}
+	if v.AgentName == "" {
+		v.AgentName, v.AgentAvatar = "Assistant", "✨"
+	}
+	var meta messageMeta
+	_ = json.Unmarshal(m.Metadata, &meta)
+	switch m.Role {
+	case db.RoleUser, db.RoleReasoning:
+		v.Text = m.Content
+	case db.RoleAssistant:
+		if m.Content != "" {
+			v.HTML = markdown.Render(m.Content)
+		}
+		v.Model = meta.Model
+		if meta.Usage != nil {
+			v.Tokens = meta.Usage.TotalTokens
+		}
+		if meta.Error != nil {
+			v.Error = meta.Error.Message
+		}
+		if m.Status == db.StatusFailed && v.Error == "" {
+			v.Error = "The answer failed."
+		}
+		v.ViaRouter = len(meta.Handoff) > 0 && string(meta.Handoff) != "null"
+	case db.RoleFunctionCall:
+		v.Arguments = prettyJSON(m.ToolArguments)
+	case db.RoleFunctionCallOutput:
+		v.Result = prettyJSON(m.ToolResult)
+	}
+	if m.DurationMS != nil {
+		v.DurationMS = *m.DurationMS
+	}
+	return v
+}
+
+// toolLabel makes a tool name readable: "search_workspace" → "Search workspace".
+func toolLabel(name string) string {
+	if name == "" {
+		return ""
+	}
+	s := strings.ReplaceAll(name, "_", " ")
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func prettyJSON(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return s
+	}
+	return string(b)
+}
+
+// busy reports whether any message of the list is still being generated.
+func busy(msgs []db.Message) bool {
+	for _, m := range msgs {
+		if m.Status == db.StatusPending || m.Status == db.StatusStreaming {
+			return true
+		}
+	}
+	return false
+}
+
+// newIdempotencyKey is a random key for one composer submission (16 bytes, base64url).
+func newIdempotencyKey() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// agentIDs lists the distinct agent ids of the messages (for one AgentsByID query).
+func agentIDs(msgs []db.Message, extra ...int64) []int64 {
+	seen := map[int64]bool{}
+	var ids []int64
+	for _, id := range extra {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	for _, m := range msgs {
+		if m.AgentID != nil && !seen[*m.AgentID] {
+			seen[*m.AgentID] = true
+			ids = append(ids, *m.AgentID)
+		}
+	}
+	return ids
+}

@@ -1,0 +1,81 @@
+package handlerstest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"parley/config"
+)
+
+// Upstream is a fake OpenAI-compatible server on this machine: it answers POST /chat/completions
+// with an SSE stream in the wire format of OpenAI's Chat Completions. Answer decides each call's
+// reply from the call's number (1, 2, …).
+type Upstream struct {
+	URL   string
+	Calls atomic.Int64
+}
+
+// Reply is what the fake upstream sends for one call: Status (0 is 200) with an error body, or
+// Deltas streamed with Gap between them and a final "stop" (unless Cut, which ends the connection
+// without a finish reason).
+type Reply struct {
+	Status int
+	Deltas []string
+	Gap    time.Duration
+	Cut    bool
+}
+
+// FakeOpenAI starts an Upstream answering with answer(call number).
+func FakeOpenAI(t testing.TB, answer func(call int64) Reply) *Upstream {
+	u := &Upstream{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := u.Calls.Add(1)
+		reply := answer(n)
+		if reply.Status != 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(reply.Status)
+			fmt.Fprintf(w, `{"error":{"message":"fake upstream failure %d","type":"server_error"}}`, reply.Status)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		flusher := w.(http.Flusher)
+		chunk := func(delta map[string]any, finish any) {
+			b, _ := json.Marshal(map[string]any{
+				"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1, "model": "fake-model",
+				"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
+			})
+			fmt.Fprintf(w, "data: %s\n\n", b)
+			flusher.Flush()
+		}
+		chunk(map[string]any{"role": "assistant", "content": ""}, nil)
+		for _, d := range reply.Deltas {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(reply.Gap):
+			}
+			chunk(map[string]any{"content": d}, nil)
+		}
+		if reply.Cut {
+			return
+		}
+		chunk(map[string]any{}, "stop")
+		fmt.Fprint(w, "data: [DONE]\n\n")
+		flusher.Flush()
+	}))
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
+	u.URL = srv.URL
+	return u
+}
+
+// WithUpstream configures the app to use the fake upstream as its OpenAI-compatible model.
+func WithUpstream(u *Upstream) func(*config.Config) {
+	return func(c *config.Config) {
+		c.Provider, c.OpenAIBaseURL, c.OpenAIModel = "openai", u.URL, "fake-model"
+	}
+}

@@ -1,0 +1,225 @@
+package markdown
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff/lcs"
+)
+
+// LineKind says what a diff line does.
+type LineKind int
+
+// The kinds of diff line.
+const (
+	LineEqual  LineKind = iota // in both texts (context)
+	LineInsert                 // only in the new text
+	LineDelete                 // only in the old text
+)
+
+// String returns "equal", "insert" or "delete".
+func (k LineKind) String() string {
+	switch k {
+	case LineInsert:
+		return "insert"
+	case LineDelete:
+		return "delete"
+	default:
+		return "equal"
+	}
+}
+
+// DiffLine is one line of a hunk.
+type DiffLine struct {
+	Kind LineKind
+	// Content is the line's text without its line ending.
+	Content string
+	// EOL is the line's ending: "\n", "\r\n", "\r", or "" for a last line
+	// without one (shown as "\ No newline at end of file"). Two lines
+	// differing only in EOL are a delete and an insert.
+	EOL string
+	// OldLine and NewLine are 1-based line numbers in the old and new
+	// text; 0 on the side the line is not in.
+	OldLine, NewLine int
+}
+
+// Hunk is a run of changed lines with their context, as in a unified diff.
+type Hunk struct {
+	// OldStart/OldCount and NewStart/NewCount are the hunk's line ranges
+	// (1-based). A zero count has its start on the line before, as GNU
+	// diff writes it ("-0,0" for an empty old text).
+	OldStart, OldCount int
+	NewStart, NewCount int
+	// Header is the "@@ -l,c +l,c @@" line, without a line ending.
+	Header string
+	Lines  []DiffLine
+}
+
+// Diff is a line diff ready for a view: hunks plus how many lines were
+// added and deleted. A Diff with no hunks means the texts are equal.
+type Diff struct {
+	Hunks []Hunk
+	Adds  int // lines only in the new text
+	Dels  int // lines only in the old text
+}
+
+// Equal reports whether the two texts had no differences.
+func (d Diff) Equal() bool { return len(d.Hunks) == 0 }
+
+// DefaultContextLines is the number of unchanged lines LineDiff and
+// Unified show around each change.
+const DefaultContextLines = 3
+
+// LineDiff compares old and new line by line (go-udiff's LCS), with
+// DefaultContextLines of context. Lines end at "\n", "\r\n" or a lone "\r"
+// and are compared with their endings, so normalise both sides with
+// NormalizeLineEndings first when only the text matters.
+func LineDiff(old, new string) Diff {
+	return LineDiffContext(old, new, DefaultContextLines)
+}
+
+// LineDiffContext is LineDiff with context lines of context around each
+// change; a negative context puts every line of both texts into one hunk
+// (useful to show a whole section).
+func LineDiffContext(old, new string, context int) Diff {
+	a, b := splitLinesKeepEOL(old), splitLinesKeepEOL(new)
+	var d Diff
+	if old == new {
+		return d
+	}
+
+	// Every line of both texts in order, with the position reached on each
+	// side before it (needed for hunk starts on the side a line is not in).
+	type op struct {
+		DiffLine
+		oldPos, newPos int
+	}
+	var ops []op
+	i, j := 0, 0
+	add := func(kind LineKind, text string) {
+		l := DiffLine{Kind: kind}
+		l.Content, l.EOL = cutEOL(text)
+		o := op{DiffLine: l, oldPos: i, newPos: j}
+		switch kind {
+		case LineEqual:
+			i++
+			j++
+			o.OldLine, o.NewLine = i, j
+		case LineDelete:
+			i++
+			o.OldLine = i
+			d.Dels++
+		case LineInsert:
+			j++
+			o.NewLine = j
+			d.Adds++
+		}
+		ops = append(ops, o)
+	}
+	for _, c := range lcs.DiffLines(a, b) {
+		for i < c.Start {
+			add(LineEqual, a[i])
+		}
+		for i < c.End {
+			add(LineDelete, a[i])
+		}
+		for j < c.ReplEnd {
+			add(LineInsert, b[j])
+		}
+	}
+	for i < len(a) {
+		add(LineEqual, a[i])
+	}
+
+	// Group changes into hunks: a hunk spans its changes plus context lines
+	// either side; changes closer than 2×context share a hunk.
+	var spans [][2]int // [first, last] op index of each hunk
+	for k, o := range ops {
+		if o.Kind == LineEqual {
+			continue
+		}
+		lo, hi := k-context, k+context
+		if context < 0 {
+			lo, hi = 0, len(ops)-1
+		}
+		lo, hi = max(lo, 0), min(hi, len(ops)-1)
+		if n := len(spans); n > 0 && lo <= spans[n-1][1]+1 {
+			spans[n-1][1] = max(spans[n-1][1], hi)
+			continue
+		}
+		spans = append(spans, [2]int{lo, hi})
+	}
+	for _, sp := range spans {
+		h := Hunk{Lines: make([]DiffLine, 0, sp[1]-sp[0]+1)}
+		for _, o := range ops[sp[0] : sp[1]+1] {
+			h.Lines = append(h.Lines, o.DiffLine)
+			if o.Kind != LineInsert {
+				h.OldCount++
+			}
+			if o.Kind != LineDelete {
+				h.NewCount++
+			}
+		}
+		first := ops[sp[0]]
+		h.OldStart, h.NewStart = first.oldPos+1, first.newPos+1
+		if h.OldCount == 0 {
+			h.OldStart--
+		}
+		if h.NewCount == 0 {
+			h.NewStart--
+		}
+		h.Header = fmt.Sprintf("@@ -%s +%s @@", hunkRange(h.OldStart, h.OldCount), hunkRange(h.NewStart, h.NewCount))
+		d.Hunks = append(d.Hunks, h)
+	}
+	return d
+}
+
+func hunkRange(start, count int) string {
+	if count == 1 {
+		return fmt.Sprint(start)
+	}
+	return fmt.Sprintf("%d,%d", start, count)
+}
+
+func cutEOL(line string) (content, eol string) {
+	content = trimEOL(line)
+	return content, line[len(content):]
+}
+
+// Unified returns the unified diff of old and new ("--- oldLabel",
+// "+++ newLabel", hunks with DefaultContextLines of context), or "" when
+// they are equal. It is built from LineDiff, so it shows exactly what the
+// structured diff shows. Lines keep their own endings (CRLF stays CRLF);
+// a last line without one is followed by "\ No newline at end of file".
+func Unified(oldLabel, newLabel, old, new string) string {
+	d := LineDiff(old, new)
+	if d.Equal() {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n", oldLabel, newLabel)
+	for _, h := range d.Hunks {
+		b.WriteString(h.Header)
+		b.WriteByte('\n')
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case LineInsert:
+				b.WriteByte('+')
+			case LineDelete:
+				b.WriteByte('-')
+			default:
+				b.WriteByte(' ')
+			}
+			b.WriteString(l.Content)
+			switch {
+			case l.EOL == "":
+				b.WriteString("\n\\ No newline at end of file\n")
+			case strings.HasSuffix(l.EOL, "\n"):
+				b.WriteString(l.EOL)
+			default: // a lone CR cannot end a unified-diff line
+				b.WriteString(l.EOL + "\n")
+			}
+		}
+	}
+	return b.String()
+}

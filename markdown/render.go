@@ -1,0 +1,107 @@
+package markdown
+
+import (
+	"bytes"
+	"net/url"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// chromaStyle and chromaDarkStyle name the chroma styles behind the
+// classes Render emits; ChromaCSS writes the matching stylesheet.
+const (
+	chromaStyle     = "github"
+	chromaDarkStyle = "github-dark"
+)
+
+// md is the one configured goldmark instance. goldmark is safe for
+// concurrent use once built. Raw HTML is never passed through: without
+// html.WithUnsafe goldmark writes "<!-- raw HTML omitted -->" instead, and the
+// sanitiser drops the comment. Headings get no id (no WithAutoHeadingID) so
+// nothing in a message can collide with an id the app uses.
+var md = goldmark.New(
+	goldmark.WithExtensions(
+		extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+		extension.Strikethrough,
+		extension.Linkify,
+		extension.TaskList,
+	),
+	goldmark.WithParserOptions(
+		parser.WithASTTransformers(util.Prioritized(linkAttributes{}, 100)),
+	),
+	goldmark.WithRendererOptions(
+		renderer.WithNodeRenderers(util.Prioritized(newCodeBlockRenderer(), 100)),
+	),
+)
+
+// Render turns markdown (a chat answer, possibly still streaming, or a page)
+// into sanitised HTML ready for templ.Raw.
+//
+// Pipeline: goldmark with GFM (tables, strikethrough, linkify, task lists);
+// fenced code highlighted with chroma classes through goldmark-highlighting
+// (style "github", see ChromaCSS; code_blocks.go); then the bluemonday
+// allow-list in sanitize.go. An unclosed code fence runs to the end of the
+// text, as CommonMark says, so partial answers render; it is shown plain
+// until its closing fence arrives (highlighting is the costly step, and a
+// streamed answer is re-rendered many times).
+//
+// Shape of the output the views can rely on:
+//   - every fenced code block is `<div class="code-block [language-X]">`
+//     holding one `<pre>` (`<pre class="chroma">` when highlighted); the view
+//     adds its copy button to `.code-block`. Indented code blocks are a bare
+//     `<pre><code>`.
+//   - every link has rel="nofollow noopener"; links with a host also get
+//     target="_blank". Only http, https and mailto URLs (and relative ones)
+//     survive; javascript:, data:, vbscript: and the like are removed.
+//   - no id, style, on*, hx-* or data-* attribute appears anywhere.
+func Render(src string) string {
+	var buf bytes.Buffer
+	// Convert only fails when the writer fails; a bytes.Buffer does not.
+	_ = md.Convert([]byte(src), &buf)
+	return string(policy.SanitizeBytes(buf.Bytes()))
+}
+
+// linkAttributes marks every link and autolink rel="nofollow noopener",
+// and opens links that name a host in a new tab. The sanitiser enforces the
+// same rules again; doing it here keeps the attribute order stable.
+type linkAttributes struct{}
+
+var (
+	attrRel    = []byte("rel")
+	attrTarget = []byte("target")
+	relValue   = []byte("nofollow noopener")
+	blankValue = []byte("_blank")
+)
+
+func (linkAttributes) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	source := reader.Source()
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		var dest []byte
+		switch l := n.(type) {
+		case *ast.Link:
+			dest = l.Destination
+		case *ast.AutoLink:
+			dest = l.URL(source)
+		default:
+			return ast.WalkContinue, nil
+		}
+		if html.IsDangerousURL(dest) {
+			return ast.WalkContinue, nil // goldmark drops the href
+		}
+		n.SetAttribute(attrRel, relValue)
+		if u, err := url.Parse(string(dest)); err == nil && u.Host != "" {
+			n.SetAttribute(attrTarget, blankValue)
+		}
+		return ast.WalkContinue, nil
+	})
+}

@@ -1,0 +1,173 @@
+// The chat page's browser side: sending with Enter, the composer's busy state, the connection
+// state of the conversation's SSE stream with reconnects (1, 2, 4, 8, 16 s, then a button), the
+// Tools toggle, copy buttons and local times. The server renders everything else.
+(function () {
+  "use strict";
+
+  var BACKOFF_SECONDS = [1, 2, 4, 8, 16];
+  var attempt = 0;
+  var retryTimer = null;
+  var streamTemplate = null; // a clean copy of #chat-stream, to connect again after a failure
+
+  function $(id) { return document.getElementById(id); }
+
+  function setState(state, text) {
+    var dot = $("conn-dot");
+    if (dot) dot.setAttribute("data-state", state);
+    var banner = $("conn-banner");
+    if (!banner) return;
+    var lost = state === "reconnecting" || state === "disconnected";
+    banner.classList.toggle("hidden", !lost);
+    banner.classList.toggle("flex", lost);
+    if (text) $("conn-banner-text").textContent = text;
+    $("conn-reconnect").classList.toggle("hidden", state !== "disconnected");
+  }
+
+  function connect() {
+    var pane = $("chat-pane");
+    if (!pane || !streamTemplate || $("chat-stream")) return;
+    var fresh = streamTemplate.cloneNode(false);
+    pane.insertBefore(fresh, $("chat-status"));
+    setState(attempt > 0 ? "reconnecting" : "connecting");
+    htmx.process(fresh);
+  }
+
+  function scheduleReconnect() {
+    if (retryTimer) return;
+    if (attempt >= BACKOFF_SECONDS.length) {
+      setState("disconnected", "Connection lost. Nothing you type is lost; reconnect when you are back online.");
+      return;
+    }
+    var delay = BACKOFF_SECONDS[attempt];
+    attempt++;
+    setState("reconnecting", "Connection lost. Reconnecting in " + delay + " s…");
+    retryTimer = setTimeout(function () { retryTimer = null; connect(); }, delay * 1000);
+  }
+
+  document.addEventListener("htmx:sseOpen", function () {
+    attempt = 0;
+    setState("connected");
+  });
+
+  // On an error, take the stream element out of the page: the SSE extension then closes its
+  // EventSource instead of retrying on its own schedule, and we reconnect with ours.
+  document.addEventListener("htmx:sseError", function (event) {
+    var elt = event.target;
+    if (!elt || elt.id !== "chat-stream") return;
+    elt.remove();
+    scheduleReconnect();
+  });
+
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("#conn-reconnect")) {
+      attempt = 0;
+      clearTimeout(retryTimer);
+      retryTimer = null;
+      connect();
+    }
+    var toggle = event.target.closest("#tools-toggle");
+    if (toggle) toggleTools(toggle);
+    var copy = event.target.closest("[data-copy-message]");
+    if (copy) copyMessage(copy);
+  });
+
+  function toggleTools(button) {
+    var pane = $("chat-pane");
+    var show = pane.getAttribute("data-show-tools") !== "true";
+    pane.setAttribute("data-show-tools", String(show));
+    button.setAttribute("aria-pressed", String(show));
+    htmx.ajax("POST", "/preferences/tools", { values: { show: String(show) }, swap: "none", source: button });
+  }
+
+  function copyMessage(button) {
+    var msg = $(button.getAttribute("data-copy-message"));
+    var answer = msg && msg.querySelector("[data-testid=answer]");
+    if (!answer || !navigator.clipboard) return;
+    navigator.clipboard.writeText(answer.innerText).then(function () {
+      button.textContent = "Copied";
+      setTimeout(function () { button.textContent = "Copy"; }, 1500);
+    });
+  }
+
+  // Enter sends, Shift+Enter adds a new line (and nothing sends while an IME composes).
+  document.addEventListener("keydown", function (event) {
+    if (event.target.id !== "query" || event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+    event.preventDefault();
+    var send = $("send");
+    if (send && !send.disabled && event.target.value.trim() !== "") event.target.form.requestSubmit();
+  });
+
+  // The composer can't send while an answer is written; #chat-status (replaced by streamed events)
+  // says whether one is.
+  function syncComposer() {
+    var status = $("chat-status");
+    var send = $("send");
+    if (!status || !send) return;
+    var busy = status.getAttribute("data-busy") === "true";
+    var limited = send.hasAttribute("data-limited");
+    send.disabled = busy || limited;
+    var stop = $("stop");
+    if (stop) stop.classList.toggle("hidden", !busy);
+  }
+
+  function scrollToEnd() {
+    var list = $("messages");
+    if (list) list.scrollTop = list.scrollHeight;
+  }
+
+  function localTimes(root) {
+    root.querySelectorAll("time[data-local-time], time[data-relative]").forEach(function (el) {
+      var d = new Date(el.getAttribute("datetime"));
+      if (isNaN(d)) return;
+      el.title = d.toLocaleString();
+      if (el.hasAttribute("data-relative")) {
+        el.textContent = relative(d);
+      } else {
+        el.textContent = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      }
+    });
+  }
+
+  function relative(d) {
+    var s = Math.round((Date.now() - d.getTime()) / 1000);
+    if (s < 60) return "just now";
+    if (s < 3600) return Math.floor(s / 60) + " min ago";
+    if (s < 86400) return Math.floor(s / 3600) + " h ago";
+    if (s < 7 * 86400) return Math.floor(s / 86400) + " d ago";
+    return d.toLocaleDateString();
+  }
+
+  // The rate-limit banner re-enables the composer when the limit resets.
+  function rateLimit() {
+    var banner = $("limit-banner");
+    var send = $("send");
+    if (!banner || !send) return;
+    var seconds = parseInt(banner.getAttribute("data-retry-after"), 10) || 1;
+    send.setAttribute("data-limited", "");
+    setTimeout(function () {
+      send.removeAttribute("data-limited");
+      banner.remove();
+      syncComposer();
+    }, seconds * 1000);
+  }
+
+  function setup(root) {
+    var stream = $("chat-stream");
+    if (stream && root !== stream && root.contains(stream)) {
+      streamTemplate = stream.cloneNode(false);
+      attempt = 0;
+      setState("connecting");
+    }
+    localTimes(root);
+    rateLimit();
+    syncComposer();
+    scrollToEnd();
+  }
+
+  document.addEventListener("htmx:load", function (event) { setup(event.target); });
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    localTimes(event.target.parentNode || document);
+    syncComposer();
+    scrollToEnd();
+  });
+})();

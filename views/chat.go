@@ -1,0 +1,100 @@
+package views
+
+import (
+	"strconv"
+	"time"
+)
+
+// ChatPage is the standalone chat page: the history sidebar, the conversation and the composer.
+type ChatPage struct {
+	Page
+	Pane    ChatPane
+	History []HistoryItem
+}
+
+// ChatPane is the conversation area. It is also the fragment the composer's POST answers with.
+type ChatPane struct {
+	// ExchangeID is 0 on the welcome screen of a new conversation.
+	ExchangeID int64
+	Agent      AgentView
+	Messages   []MessageView
+	// Busy is true while an answer is being generated (the composer cannot send).
+	Busy      bool
+	ShowTools bool
+	// Composer state: what is typed, its error, a fresh idempotency key, the length limit.
+	Query          string
+	QueryError     string
+	IdempotencyKey string
+	MaxQueryChars  int
+	// RetryAfter > 0 shows the rate-limit banner for that many seconds.
+	RetryAfter int
+	CSRF       string
+}
+
+// AgentView is how an agent is shown.
+type AgentView struct {
+	Name, Avatar, Welcome string
+}
+
+// MessageView is one message as rendered. HTML is sanitised markdown for assistant text; Text is
+// plain text for user messages, arguments and results.
+type MessageView struct {
+	ID          int64
+	Role        string
+	Status      string
+	Text        string
+	HTML        string
+	ToolLabel   string
+	Arguments   string
+	Result      string
+	DurationMS  int
+	AgentName   string
+	AgentAvatar string
+	At          time.Time
+	// GroupStart marks the first message of a run by one speaker: it shows the name and time.
+	GroupStart bool
+	Model      string
+	Tokens     int
+	Error      string
+	ViaRouter  bool
+	// OOB renders the message as an htmx out-of-band replacement (for streamed updates).
+	OOB bool
+}
+
+// HistoryItem is one conversation in the sidebar.
+type HistoryItem struct {
+	ID     int64
+	Title  string
+	Avatar string
+	Turns  int
+	At     time.Time
+	Active bool
+}
+
+// PostURL is where the composer posts.
+func (p ChatPane) PostURL() string {
+	if p.ExchangeID == 0 {
+		return "/chat/messages"
+	}
+	return "/sessions/" + strconv.FormatInt(p.ExchangeID, 10) + "/messages"
+}
+
+func (p ChatPane) sessionURL(suffix string) string {
+	return "/sessions/" + strconv.FormatInt(p.ExchangeID, 10) + suffix
+}
+
+func messageID(id int64) string { return "message-" + strconv.FormatInt(id, 10) }
+
+// timeLabel is a short UTC time, re-rendered in the viewer's zone by app.js from the datetime attribute.
+func timeLabel(t time.Time) string { return t.UTC().Format("15:04") }
+
+func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func boolAttr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
