@@ -118,7 +118,12 @@ func CheckPassword(pw string) error {
 
 // Authenticate returns the account whose email and password match, or ErrBadCredentials.
 func (s *Service) Authenticate(ctx context.Context, email, password string) (db.User, error) {
-	u, err := s.Store.UserByEmail(ctx, strings.TrimSpace(email))
+	email = strings.TrimSpace(email)
+	if !utf8.ValidString(email) || len(email) > maxEmailLen || strings.ContainsRune(email, 0) {
+		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		return db.User{}, ErrBadCredentials
+	}
+	u, err := s.Store.UserByEmail(ctx, email)
 	if errors.Is(err, db.ErrNotFound) {
 		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
 		return db.User{}, ErrBadCredentials

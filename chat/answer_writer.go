@@ -28,6 +28,10 @@ type answerWriter struct {
 	lastFlush   time.Time
 	timer       *time.Timer
 	started     bool
+	// markedStreaming: the answer's status is streaming in the database.
+	markedStreaming bool
+	// finished: the final state is written, and no later flush may overwrite it.
+	finished bool
 }
 
 func (w *answerWriter) startRound() {
@@ -81,12 +85,17 @@ func (w *answerWriter) scheduleLocked() {
 		return
 	}
 	if w.timer == nil {
-		w.timer = time.AfterFunc(wait, func() {
+		var t *time.Timer
+		t = time.AfterFunc(wait, func() {
 			w.mu.Lock()
 			defer w.mu.Unlock()
+			if w.timer != t || w.finished {
+				return // stopped or superseded after it fired
+			}
 			w.timer = nil
 			w.flushLocked(db.StatusStreaming, nil)
 		})
+		w.timer = t
 	}
 }
 
@@ -99,7 +108,8 @@ func (w *answerWriter) flushLocked(status string, meta json.RawMessage) {
 			w.g.Notifier.Publish(w.job.ExchangeID, w.reasoning.ID)
 		}
 	}
-	if w.textDirty || status != db.StatusStreaming || meta != nil || !w.wroteText {
+	if w.textDirty || status != db.StatusStreaming || meta != nil || !w.markedStreaming {
+		w.markedStreaming = true
 		w.textDirty = false
 		if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, w.kept+w.text, status, meta); err != nil {
 			w.g.Log.Error("storing answer", "error", err)
@@ -149,4 +159,5 @@ func (w *answerWriter) finish(status string, meta map[string]any) {
 	}
 	b, _ := json.Marshal(meta)
 	w.flushLocked(status, b)
+	w.finished = true
 }

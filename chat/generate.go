@@ -96,10 +96,15 @@ func (g *Generator) Start(job Job) error {
 		defer g.wg.Done()
 		defer close(r.done)
 		defer cancel(nil)
-		g.generate(ctx, job)
-		g.mu.Lock()
-		delete(g.running, job.ExchangeID)
-		g.mu.Unlock()
+		release := func() { // before the final write, so a follow-up sent on "completed" is not refused
+			g.mu.Lock()
+			if g.running[job.ExchangeID] == r {
+				delete(g.running, job.ExchangeID)
+			}
+			g.mu.Unlock()
+		}
+		g.generate(ctx, job, release)
+		release()
 	}()
 	return nil
 }
@@ -161,7 +166,7 @@ func (g *Generator) Shutdown(ctx context.Context) {
 }
 
 // generate runs the model ↔ tool loop for one answer and stores the outcome.
-func (g *Generator) generate(parent context.Context, job Job) {
+func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	started := time.Now()
 	ctx, cancel := context.WithTimeout(parent, g.Timeout)
 	defer cancel()
@@ -170,6 +175,7 @@ func (g *Generator) generate(parent context.Context, job Job) {
 
 	history, err := g.Store.ExchangeMessages(store, job.ExchangeID)
 	if err != nil {
+		release()
 		g.fail(store, job, "", "internal", "The conversation could not be read.", err)
 		return
 	}
@@ -215,6 +221,7 @@ func (g *Generator) generate(parent context.Context, job Job) {
 	if err != nil {
 		status, meta["error"] = failure(ctx, err)
 	}
+	release()
 	w.finish(status, meta)
 }
 

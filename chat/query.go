@@ -3,6 +3,7 @@ package chat
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"parley/fault"
@@ -14,7 +15,9 @@ func CheckQuery(q string, max int) error {
 	switch {
 	case !utf8.ValidString(q):
 		return fault.Field("query", "Your message contains bytes that are not valid text (invalid UTF-8). Paste it again as plain text.")
-	case strings.TrimSpace(q) == "":
+	case strings.ContainsRune(q, 0):
+		return fault.Field("query", "Your message contains a NUL character, which cannot be stored. Remove it and send again.")
+	case strings.TrimFunc(q, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }) == "":
 		return fault.Field("query", "Type a message first.")
 	}
 	if n := utf8.RuneCountInString(q); n > max {

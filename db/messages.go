@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"parley/fault"
 )
 
 // Message roles, Gnosari's five kinds (SPEC.md §2).
@@ -73,14 +75,23 @@ type NewTurn struct {
 	IdempotencyKey string
 }
 
+// ErrBusy is returned by StartTurn when the exchange still has an answer being generated.
+var ErrBusy = &fault.Error{Code: fault.Conflict, Message: "An answer is still being written. Wait for it, or press Stop."}
+
 // StartTurn stores a user message and a pending assistant placeholder in one transaction, creating
 // the exchange when ExchangeID is 0 and bumping its updated_at. A repeated idempotency key returns
-// the turn stored the first time (Replayed) instead of a second one. A foreign exchange is ErrNotFound.
+// the turn stored the first time (Replayed) instead of a second one. The exchange row stays locked
+// until commit, so concurrent sends take turns; one sent while an answer is unfinished is ErrBusy.
+// A foreign exchange is ErrNotFound.
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	var t Turn
 	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
 		if in.ExchangeID == 0 {
 			if in.IdempotencyKey != "" {
+				// Serialise concurrent first messages with one key, so a double submit makes one exchange.
+				if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, in.UserID, in.IdempotencyKey); err != nil {
+					return err
+				}
 				// A double submit of a conversation's first message: find the exchange it made.
 				var existing int64
 				err := tx.GetContext(ctx, &existing, `SELECT m.exchange_id FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id
@@ -113,6 +124,14 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 				return tx.GetContext(ctx, &t.Assistant, `SELECT `+messageColumns+` FROM chat_message
 					WHERE parent_id = $1 AND role = 'assistant' ORDER BY id LIMIT 1`, t.User.ID)
 			}
+		}
+		var unfinished bool
+		if err := tx.GetContext(ctx, &unfinished, `SELECT EXISTS (SELECT 1 FROM chat_message
+			WHERE exchange_id = $1 AND status IN ('pending', 'streaming'))`, t.Exchange.ID); err != nil {
+			return err
+		}
+		if unfinished {
+			return ErrBusy
 		}
 		var parent *int64
 		var next int
@@ -171,8 +190,14 @@ func (s *Store) InsertBefore(ctx context.Context, answerID int64, m Message) (Me
 	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
 		var pos int
 		var exchangeID int64
-		if err := tx.QueryRowxContext(ctx, `UPDATE chat_message SET position = position + 1 WHERE id = $1
-			RETURNING position - 1, exchange_id`, answerID).Scan(&pos, &exchangeID); err != nil {
+		if err := tx.QueryRowxContext(ctx, `SELECT position, exchange_id FROM chat_message WHERE id = $1`,
+			answerID).Scan(&pos, &exchangeID); err != nil {
+			return err
+		}
+		// Make room: the answer and everything after it (later turns, when an old answer is
+		// retried) move down one place.
+		if _, err := tx.ExecContext(ctx, `UPDATE chat_message SET position = position + 1
+			WHERE exchange_id = $1 AND position >= $2`, exchangeID, pos); err != nil {
 			return err
 		}
 		return tx.GetContext(ctx, &out, `INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status,
@@ -215,6 +240,7 @@ func (s *Store) RestartAnswer(ctx context.Context, userID, exchangeID, id int64)
 		FROM chat_exchange e
 		WHERE m.id = $3 AND m.exchange_id = $2 AND e.id = m.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
 		  AND m.role = 'assistant' AND m.status IN ('failed', 'cancelled', 'interrupted')
+		  AND NOT EXISTS (SELECT 1 FROM chat_message o WHERE o.exchange_id = $2 AND o.status IN ('pending', 'streaming'))
 		RETURNING `+prefixed("m.", messageColumns), userID, exchangeID, id)
 	return m, notFound(err, "restart answer")
 }

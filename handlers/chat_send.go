@@ -48,8 +48,9 @@ func (a *app) submitMessage(c echo.Context) error {
 	if err := chat.CheckQuery(query, a.cfg.MaxQueryChars); err != nil {
 		return refuse(http.StatusUnprocessableEntity, fault.As(err).Message, 0)
 	}
-	if exchangeID != 0 && a.generator.Running(exchangeID) {
-		return refuse(http.StatusConflict, "An answer is still being written. Wait for it, or press Stop.", 0)
+	key := c.FormValue("idempotency_key")
+	if !validKey(key) {
+		return refuse(http.StatusBadRequest, "This form is damaged (bad idempotency_key). Reload the page and send again.", 0)
 	}
 	if wait, ok := a.limits.allowMessage(u.ID); !ok {
 		secs := int(wait.Seconds() + 0.999)
@@ -62,8 +63,11 @@ func (a *app) submitMessage(c echo.Context) error {
 	}
 	turn, err := a.store.StartTurn(ctx, db.NewTurn{
 		UserID: u.ID, ExchangeID: exchangeID, AgentID: agent.ID, AgentType: agent.AgentType,
-		Title: chat.TitleFrom(query), Query: query, IdempotencyKey: c.FormValue("idempotency_key"),
+		Title: chat.TitleFrom(query), Query: query, IdempotencyKey: key,
 	})
+	if errors.Is(err, db.ErrBusy) {
+		return refuse(http.StatusConflict, db.ErrBusy.Message, 0)
+	}
 	if err != nil {
 		return err
 	}
@@ -138,8 +142,11 @@ func (a *app) submitRetry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := a.store.UserExchange(ctx, u.ID, id); err != nil {
+		return err // ownership first: someone else's conversation is 404 whatever its state
+	}
 	if a.generator.Running(id) {
-		return &fault.Error{Code: fault.Conflict, Message: "An answer is still being written. Wait for it, or press Stop."}
+		return db.ErrBusy
 	}
 	m, err := a.store.RestartAnswer(ctx, u.ID, id, mid)
 	if err != nil {
@@ -150,6 +157,7 @@ func (a *app) submitRetry(c echo.Context) error {
 		return err
 	}
 	if err := a.generator.Start(chat.Job{UserID: u.ID, ExchangeID: id, AnswerID: m.ID, Agent: agent}); err != nil {
+		_ = a.store.SetAnswer(ctx, m.ID, "", db.StatusFailed, nil) // never leave it pending
 		return err
 	}
 	a.notifier.Publish(id, m.ID)
@@ -170,4 +178,17 @@ func (a *app) submitToolsToggle(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// validKey accepts an empty idempotency key or up to 64 characters of [A-Za-z0-9_-].
+func validKey(k string) bool {
+	if len(k) > 64 {
+		return false
+	}
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
 }

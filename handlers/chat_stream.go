@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,7 +51,8 @@ func (a *app) streamEvents(c echo.Context) error {
 	_ = rc.SetWriteDeadline(time.Time{})
 	s := &sseWriter{w: w, rc: rc}
 
-	known := map[int64]bool{}
+	known := map[int64]bool{}   // messages this stream has shown
+	hasText := map[int64]bool{} // messages whose text this stream has shown
 	if err := a.sendSnapshot(ctx, s, c, id, known, "snapshot"); err != nil {
 		return nil // the client went away or the write failed: nothing more to say
 	}
@@ -66,53 +68,84 @@ func (a *app) streamEvents(c echo.Context) error {
 				return nil
 			}
 		case <-sub.Ready():
-			if wait := streamCoalesce - time.Since(last); wait > 0 {
+			ids := sub.Take()
+			for {
+				msgs, err := a.store.ExchangeMessages(ctx, id)
+				if err != nil {
+					return nil
+				}
+				// Intermediate text waits for the coalescing window; a new message or a finished
+				// one goes out at once, so the end of an answer is never held back.
+				wait := streamCoalesce - time.Since(last)
+				if wait <= 0 || urgent(ids, msgs, known, hasText) {
+					last = time.Now()
+					if err := a.sendChanges(ctx, s, c, id, ids, msgs, known); err != nil {
+						return nil
+					}
+					for _, m := range msgs {
+						hasText[m.ID] = m.Content != ""
+					}
+					break
+				}
 				select {
 				case <-time.After(wait):
 				case <-ctx.Done():
 					return nil
 				}
-			}
-			last = time.Now()
-			if err := a.sendChanges(ctx, s, c, id, sub.Take(), known); err != nil {
-				return nil
+				ids = appendNew(ids, sub.Take())
 			}
 		}
 	}
 }
 
-// sendChanges renders the changed messages: one partial each, or the whole list when one is new.
-func (a *app) sendChanges(ctx context.Context, s *sseWriter, c echo.Context, exchangeID int64, ids []int64, known map[int64]bool) error {
-	if len(ids) == 0 {
-		return nil
+// urgent reports whether a change must be sent without waiting: a message the stream has not
+// shown yet, the first text of an answer, or a message that is no longer being generated.
+func urgent(ids []int64, msgs []db.Message, known, hasText map[int64]bool) bool {
+	for _, id := range ids {
+		if !known[id] {
+			return true
+		}
 	}
-	msgs, err := a.store.ExchangeMessages(ctx, exchangeID)
-	if err != nil {
-		return err
-	}
-	byID := map[int64]db.Message{}
 	for _, m := range msgs {
-		byID[m.ID] = m
+		for _, id := range ids {
+			if m.ID == id && (m.Status != db.StatusPending && m.Status != db.StatusStreaming || m.Content != "" && !hasText[id]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// appendNew appends the ids of more that a does not hold yet.
+func appendNew(a, more []int64) []int64 {
+	for _, id := range more {
+		if !slices.Contains(a, id) {
+			a = append(a, id)
+		}
+	}
+	return a
+}
+
+// sendChanges renders the changed messages: one partial each, or the whole list when one is new.
+func (a *app) sendChanges(ctx context.Context, s *sseWriter, c echo.Context, exchangeID int64, ids []int64, msgs []db.Message, known map[int64]bool) error {
+	index := map[int64]int{}
+	for i, m := range msgs {
+		index[m.ID] = i
 	}
 	agents, err := a.store.AgentsByID(ctx, agentIDs(msgs))
 	if err != nil {
 		return err
 	}
-	views := messageViews(msgs, agents)
-	viewByID := map[int64]int{}
-	for i, v := range views {
-		viewByID[v.ID] = i
-	}
 	for _, id := range ids {
-		m, ok := byID[id]
+		i, ok := index[id]
 		if !ok {
 			continue
 		}
-		name := eventName(m)
+		name := eventName(msgs[i])
 		if !known[id] {
 			return a.sendSnapshot(ctx, s, c, exchangeID, known, name)
 		}
-		html, err := renderOOB(ctx, views[viewByID[id]], exchangeID, busy(msgs))
+		html, err := renderOOB(ctx, messageViewAt(msgs, i, agents), exchangeID, busy(msgs))
 		if err != nil {
 			return err
 		}

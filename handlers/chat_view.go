@@ -25,22 +25,22 @@ type messageMeta struct {
 }
 
 // messageViews turns stored messages into view models: markdown rendered and sanitised, tool names
-// made readable, and speaker groups marked (a group starts when the side changes or 5 minutes pass).
+// made readable, and speaker groups marked.
 func messageViews(msgs []db.Message, agents map[int64]db.Agent) []views.MessageView {
-	out := make([]views.MessageView, 0, len(msgs))
-	var prevSide string
-	var prevAt time.Time
-	for _, m := range msgs {
-		v := messageView(m, agents)
-		side := "agent"
-		if m.Role == db.RoleUser {
-			side = "user"
-		}
-		v.GroupStart = side != prevSide || m.CreatedAt.Sub(prevAt) > 5*time.Minute
-		prevSide, prevAt = side, m.CreatedAt
-		out = append(out, v)
+	out := make([]views.MessageView, len(msgs))
+	for i := range msgs {
+		out[i] = messageViewAt(msgs, i, agents)
 	}
 	return out
+}
+
+// messageViewAt is the view model of msgs[i]. A user message or an answer starts a group (showing
+// the name and time) unless the previous message has the same role and is under five minutes
+// older; tool and reasoning items never carry the label, since the Tools toggle may hide them.
+func messageViewAt(msgs []db.Message, i int, agents map[int64]db.Agent) views.MessageView {
+	v := messageView(msgs[i], agents)
+	v.GroupStart = i == 0 || msgs[i].Role != msgs[i-1].Role || msgs[i].CreatedAt.Sub(msgs[i-1].CreatedAt) > 5*time.Minute
+	return v
 }
 
 // messageView is one message's view model (GroupStart left false).

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -54,6 +55,13 @@ func (a *app) handleError(err error, c echo.Context) {
 	if status >= 500 {
 		a.log.ErrorContext(c.Request().Context(), "request failed", "error", err.Error(),
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
+	}
+	if c.Request().Header.Get("HX-Request") == "true" && c.Request().Header.Get("HX-Boosted") != "true" {
+		// An htmx fragment request: swap nothing (the page and what was typed stay) and let
+		// app.js show the message.
+		trigger, _ := json.Marshal(map[string]string{"parley:error": f.Message})
+		c.Response().Header().Set("HX-Reswap", "none")
+		c.Response().Header().Set("HX-Trigger", string(trigger))
 	}
 	var werr error
 	switch {

@@ -78,6 +78,8 @@ func TestRenderRemovesHostileMarkup(t *testing.T) {
 		{"svg", `<svg onload=alert(1)>`, ""},
 		{"form", `<form action="/logout"><button>x</button></form>`, ""},
 		{"fence info injection", "```go\" onmouseover=\"alert(1)\nx := 1\n```", "x := 1"},
+		{"open fence with script", "```html\n<script>alert(1)</script>\n", "<script>alert(1)</script>"},
+		{"closed fence with script", "```html\n<script>alert(1)</script>\n```", "<script>alert(1)</script>"},
 		{"code span", "`<script>alert(1)</script>`", "<script>alert(1)</script>"},
 		{"title attribute quote", `[x](https://example.com "a\" onmouseover=\"alert(1)")`, "x"},
 	} {

@@ -28,7 +28,7 @@ var (
 
 // SectionError is the error every section operation returns.
 type SectionError struct {
-	Op     string // "replace", "remove", "append", "insert", "rename"
+	Op     string // "find", "replace", "remove", "append", "insert", "rename"
 	Target string // the heading as the caller gave it
 	// Lines holds the 1-based heading lines of the matching sections when
 	// Err is ErrSectionAmbiguous, so the view can point at them.
@@ -36,6 +36,8 @@ type SectionError struct {
 	Err   error
 }
 
+// Error reads like `markdown: replace section "## Notes": heading matches
+// more than one section (headings on lines 3, 9)`.
 func (e *SectionError) Error() string {
 	msg := fmt.Sprintf("markdown: %s section %q: %v", e.Op, e.Target, e.Err)
 	if len(e.Lines) > 0 {
@@ -44,15 +46,8 @@ func (e *SectionError) Error() string {
 	return msg
 }
 
+// Unwrap gives the sentinel (ErrSectionNotFound …) to errors.Is.
 func (e *SectionError) Unwrap() error { return e.Err }
-
-// Target matching. A target names a heading the way a person or a model
-// writes it: "## Methods", "Methods", "methods ##", "Methods\n-------".
-// Marks, closing hashes, a setext underline, surrounding space and case are
-// ignored. When several sections match and the target carried a level
-// ("## Notes"), the one section of that level wins; otherwise the target is
-// ambiguous. The empty target "" names the preamble (Galaxy's convention)
-// in ReplaceSection, AppendToSection and InsertSection.
 
 // parseTarget returns the comparable title of a target and the level its
 // marks or underline gave (0 when none).
@@ -74,8 +69,24 @@ func parseTarget(target string) (title string, level int) {
 	return collapseSpace(t), level
 }
 
-// find returns the index of the section target names, or -1 for the
-// preamble when allowPreamble and the target is empty.
+// Find returns the index in o.Sections of the one section target names,
+// or -1 for the preamble when target is empty (Galaxy's convention).
+//
+// A target names a heading the way a person or a model writes it:
+// "## Methods", "Methods", "methods ##", "Methods\n-------". '#' marks,
+// closing hashes, a setext underline, surrounding space and case are
+// ignored, and inner white space is collapsed. When several sections
+// match and the target carried a level ("## Notes"), the only section of
+// that level wins; otherwise the target is ambiguous.
+//
+// Errors (as *SectionError): ErrSectionNotFound, ErrSectionAmbiguous (with
+// the matching headings' line numbers). Every section operation below
+// finds its target this way.
+func (o Outline) Find(target string) (int, error) {
+	return o.find("find", target, true)
+}
+
+// find is Find for operation op; allowPreamble false makes "" not found.
 func (o Outline) find(op, target string, allowPreamble bool) (int, error) {
 	title, level := parseTarget(target)
 	if title == "" && level == 0 {

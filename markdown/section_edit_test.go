@@ -131,6 +131,20 @@ func TestReplaceSectionAmbiguityNamesTheLines(t *testing.T) {
 	}
 }
 
+func TestFindAndContent(t *testing.T) {
+	o := Split("Intro\n\n# T\n## Methods\nm\n### Step\ns\n## Results\nr\n")
+	i, err := o.Find("methods")
+	if err != nil || o.Content(i) != "## Methods\nm\n### Step\ns\n" {
+		t.Errorf("Find(methods) = %d, %v; content %q", i, err, o.Content(i))
+	}
+	if i, err := o.Find(""); err != nil || i != -1 || o.Content(i) != "Intro\n\n" {
+		t.Errorf("Find(\"\") = %d, %v, want the preamble", i, err)
+	}
+	if _, err := o.Find("# Nope"); !errors.Is(err, ErrSectionNotFound) {
+		t.Errorf("Find(# Nope) err = %v", err)
+	}
+}
+
 func TestRemoveSection(t *testing.T) {
 	remove := func(target string) func(string) (string, error) {
 		return func(doc string) (string, error) { return RemoveSection(doc, target) }

@@ -21,6 +21,18 @@ type Outline struct {
 	// Sections lists every top-level heading in document order, flat.
 	// Section.End tells how far each one reaches with its subsections.
 	Sections []Section
+
+	doc string
+}
+
+// Content returns section i with its subsections: the document's bytes
+// from Sections[i].Start to Sections[i].End. Content(-1) is the preamble,
+// so Content(o.Find(target)) works for every target Find accepts.
+func (o Outline) Content(i int) string {
+	if i < 0 {
+		return o.Preamble
+	}
+	return o.doc[o.Sections[i].Start:o.Sections[i].End]
 }
 
 // Section is one heading of a document and the text under it.
@@ -104,7 +116,7 @@ func split(doc string, atDocStart bool) Outline {
 		heads = append(heads, s)
 	}
 
-	o := Outline{Preamble: doc}
+	o := Outline{Preamble: doc, doc: doc}
 	if len(heads) == 0 {
 		return o
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,6 +19,22 @@ import (
 type Upstream struct {
 	URL   string
 	Calls atomic.Int64
+
+	mu                            sync.Mutex
+	started, firstDelta, finished time.Time
+}
+
+// Timing returns when the last call's response started, wrote its first delta and finished.
+func (u *Upstream) Timing() (started, firstDelta, finished time.Time) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.started, u.firstDelta, u.finished
+}
+
+func (u *Upstream) mark(t *time.Time) {
+	u.mu.Lock()
+	*t = time.Now()
+	u.mu.Unlock()
 }
 
 // Reply is what the fake upstream sends for one call: Status (0 is 200) with an error body, or
@@ -52,14 +69,18 @@ func FakeOpenAI(t testing.TB, answer func(call int64) Reply) *Upstream {
 			fmt.Fprintf(w, "data: %s\n\n", b)
 			flusher.Flush()
 		}
+		u.mark(&u.started)
 		chunk(map[string]any{"role": "assistant", "content": ""}, nil)
-		for _, d := range reply.Deltas {
+		for i, d := range reply.Deltas {
 			select {
 			case <-r.Context().Done():
 				return
 			case <-time.After(reply.Gap):
 			}
 			chunk(map[string]any{"content": d}, nil)
+			if i == 0 {
+				u.mark(&u.firstDelta)
+			}
 		}
 		if reply.Cut {
 			return
@@ -67,6 +88,7 @@ func FakeOpenAI(t testing.TB, answer func(call int64) Reply) *Upstream {
 		chunk(map[string]any{}, "stop")
 		fmt.Fprint(w, "data: [DONE]\n\n")
 		flusher.Flush()
+		u.mark(&u.finished)
 	}))
 	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
 	u.URL = srv.URL

@@ -15,3 +15,18 @@
     });
   });
 })();
+
+// Errors of htmx fragment requests arrive as an HX-Trigger "parley:error" event (nothing is
+// swapped, so the page and whatever was typed stay); show the message for a few seconds.
+(function () {
+  "use strict";
+  var hideTimer = null;
+  document.body.addEventListener("parley:error", function (event) {
+    var toast = document.getElementById("toast");
+    if (!toast) return;
+    toast.textContent = (event.detail && event.detail.value) || "Something went wrong.";
+    toast.classList.remove("hidden");
+    clearTimeout(hideTimer);
+    hideTimer = setTimeout(function () { toast.classList.add("hidden"); }, 6000);
+  });
+})();
