@@ -85,7 +85,8 @@ func TestSignInWrongPasswordAndUnknownEmailGetTheSameAnswer(t *testing.T) {
 	app.Client(t).SignUp("ada@example.com", "correct horse")
 	wrongPw := app.Client(t).PostForm("/signin", url.Values{"email": {"ada@example.com"}, "password": {"wrong horse"}})
 	noUser := app.Client(t).PostForm("/signin", url.Values{"email": {"nobody@example.com"}, "password": {"wrong horse"}})
-	for _, res := range []handlerstest.Response{wrongPw, noUser} {
+	badUTF8 := app.Client(t).PostForm("/signin", url.Values{"email": {"a\xff@example.com"}, "password": {"wrong horse"}})
+	for _, res := range []handlerstest.Response{wrongPw, noUser, badUTF8} {
 		if res.Status != http.StatusUnauthorized {
 			t.Fatalf("status %d, want 401", res.Status)
 		}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -68,6 +69,8 @@ func TestSendBadQueryGetsInlineErrorAndStoresNothing(t *testing.T) {
 		{"whitespace only", " \n\t  ", "Type a message first"},
 		{"over the limit", strings.Repeat("é", 51), "51 characters long; the limit is 50"},
 		{"invalid UTF-8", "hello \xff\xfe world", "invalid UTF-8"},
+		{"NUL byte", "a\x00b", "NUL character"},
+		{"only invisible characters", "\u200b\u200b", "Type a message first"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -266,5 +269,65 @@ func TestConversationsAreOwnerScoped(t *testing.T) {
 	}
 	if strings.Contains(other.Get("/chat").Body, "secret plans") {
 		t.Fatal("another user's history lists the conversation")
+	}
+}
+
+func TestConcurrentSubmitsNeverLeaveAnAnswerStuck(t *testing.T) {
+	app := handlerstest.Start(t)
+	c := app.Client(t)
+	c.SignUp("ada@example.com", "correct horse")
+	c.CSRFToken()
+	// Six identical first messages at once: one conversation, one turn.
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			htmxPost(c, "/chat/messages", url.Values{"query": {"hello"}, "idempotency_key": {"dup-first"}})
+		}()
+	}
+	wg.Wait()
+	if n := count(t, app, "chat_exchange"); n != 1 {
+		t.Fatalf("%d exchanges from one double-submitted first message", n)
+	}
+	var id int64
+	_ = app.Store.DB.Get(&id, `SELECT id FROM chat_exchange`)
+	waitAnswer(t, app, id)
+	// Three different messages at once into one conversation: each is answered or refused, none waits forever.
+	statuses := make([]int, 3)
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = htmxPost(c, fmt.Sprintf("/sessions/%d/messages", id), url.Values{"query": {fmt.Sprintf("q%d", i)}, "idempotency_key": {fmt.Sprintf("k%d", i)}}).Status
+		}()
+	}
+	wg.Wait()
+	waitAnswer(t, app, id)
+	time.Sleep(200 * time.Millisecond)
+	var stuck int
+	_ = app.Store.DB.Get(&stuck, `SELECT count(*) FROM chat_message WHERE status IN ('pending', 'streaming')`)
+	if stuck != 0 {
+		t.Fatalf("%d answers left pending (statuses %v)", stuck, statuses)
+	}
+	for _, st := range statuses {
+		if st != http.StatusOK && st != http.StatusConflict {
+			t.Fatalf("statuses %v, want 200 or 409 each", statuses)
+		}
+	}
+}
+
+func TestBadIdempotencyKeyIsRefusedAndStoresNothing(t *testing.T) {
+	app := handlerstest.Start(t)
+	c := app.Client(t)
+	c.SignUp("ada@example.com", "correct horse")
+	for _, key := range []string{strings.Repeat("k", 65), "bad key!", "\xff\xfe"} {
+		res := htmxPost(c, "/chat/messages", url.Values{"query": {"hello"}, "idempotency_key": {key}})
+		if res.Status != http.StatusBadRequest {
+			t.Fatalf("key %q: status %d, want 400", key, res.Status)
+		}
+	}
+	if n := count(t, app, "chat_message"); n != 0 {
+		t.Fatalf("%d messages stored", n)
 	}
 }
