@@ -67,12 +67,7 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) er
 	var resp *http.Response
 	stream := p.client.Messages.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp))
 	defer stream.Close()
-	if err := stream.Err(); err != nil {
-		a.fail(requestError(ctx, err, resp, p.key))
-		return a.result()
-	}
-	if resp == nil || resp.Body == nil {
-		a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent no response body."})
+	if !a.opened(ctx, stream.Err(), resp, p.key) {
 		return a.result()
 	}
 

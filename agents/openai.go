@@ -70,12 +70,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 	var resp *http.Response
 	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp))
 	defer stream.Close() // closes the body we read below
-	if err := stream.Err(); err != nil {
-		a.fail(requestError(ctx, err, resp, p.key))
-		return a.result()
-	}
-	if resp == nil || resp.Body == nil {
-		a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent no response body."})
+	if !a.opened(ctx, stream.Err(), resp, p.key) {
 		return a.result()
 	}
 	if mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mediaType == "application/json" {

@@ -208,3 +208,17 @@ func clip(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// opened reports whether a streaming request got a response body to read; when it did not, it
+// records why on a (the request failed, or the upstream sent no body).
+func (a *assembler) opened(ctx context.Context, err error, resp *http.Response, key string) bool {
+	switch {
+	case err != nil:
+		a.fail(requestError(ctx, err, resp, key))
+	case resp == nil || resp.Body == nil:
+		a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent no response body."})
+	default:
+		return true
+	}
+	return false
+}

@@ -27,7 +27,6 @@ type answerWriter struct {
 	reasonDirty bool
 	lastFlush   time.Time
 	timer       *time.Timer
-	started     bool
 	// markedStreaming: the answer's status is streaming in the database.
 	markedStreaming bool
 	// finished: the final state is written, and no later flush may overwrite it.
@@ -38,8 +37,7 @@ func (w *answerWriter) startRound() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.reasoning = nil
-	if !w.started {
-		w.started = true
+	if !w.markedStreaming {
 		w.flushLocked(db.StatusStreaming, nil) // pending → streaming: the typing indicator shows
 	}
 }

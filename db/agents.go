@@ -32,6 +32,14 @@ func (s *Store) AgentByIdentifier(ctx context.Context, identifier string) (Agent
 	return a, notFound(err, "agent by identifier")
 }
 
+// AgentByID returns a usable (not disabled or deleted) agent by id.
+func (s *Store) AgentByID(ctx context.Context, id int64) (Agent, error) {
+	var a Agent
+	err := s.DB.GetContext(ctx, &a, `SELECT `+agentColumns+` FROM agents
+		WHERE id = $1 AND disabled_at IS NULL AND deleted_at IS NULL`, id)
+	return a, notFound(err, "agent by id")
+}
+
 // AgentsByID returns the agents with these ids, keyed by id (one query for a whole conversation).
 func (s *Store) AgentsByID(ctx context.Context, ids []int64) (map[int64]Agent, error) {
 	out := map[int64]Agent{}

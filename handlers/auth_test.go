@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -216,5 +215,4 @@ func TestPasswordBoundsMatchTheForm(t *testing.T) {
 	if accounts.MinPasswordLen != 8 {
 		t.Fatalf("MinPasswordLen = %d but the sign-up form says 8", accounts.MinPasswordLen)
 	}
-	_ = context.Background()
 }

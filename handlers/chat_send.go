@@ -22,16 +22,18 @@ import (
 func (a *app) submitMessage(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := viewer(c)
+	var exchange *db.Exchange // nil: the first message of a new conversation
 	var exchangeID int64
 	if c.Param("id") != "" {
 		id, err := pathID(c, "id")
 		if err != nil {
 			return err
 		}
-		if _, err := a.store.UserExchange(ctx, u.ID, id); err != nil {
+		e, err := a.store.UserExchange(ctx, u.ID, id)
+		if err != nil {
 			return err
 		}
-		exchangeID = id
+		exchange, exchangeID = &e, id
 	}
 	query := c.FormValue("query")
 	refuse := func(status int, msg string, retryAfter int) error {
@@ -40,7 +42,7 @@ func (a *app) submitMessage(c echo.Context) error {
 			return err
 		}
 		pane.Query, pane.QueryError, pane.RetryAfter = query, msg, retryAfter
-		if c.Request().Header.Get("HX-Request") != "true" {
+		if !isFragment(c) {
 			return a.renderChatPageWith(c, pane, status)
 		}
 		return render(c, status, views.ChatPaneView(pane))
@@ -57,7 +59,7 @@ func (a *app) submitMessage(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 		return refuse(http.StatusTooManyRequests, "", secs)
 	}
-	agent, err := a.exchangeAgent(ctx, exchangeID, u.ID)
+	agent, err := a.exchangeAgent(ctx, exchange)
 	if err != nil {
 		return err
 	}
@@ -72,14 +74,13 @@ func (a *app) submitMessage(c echo.Context) error {
 		return err
 	}
 	if !turn.Replayed {
-		err := a.generator.Start(chat.Job{UserID: u.ID, ExchangeID: turn.Exchange.ID, AnswerID: turn.Assistant.ID, Agent: agent})
-		if err != nil && !errors.Is(err, chat.ErrBusy) {
+		if err := a.startAnswer(ctx, chat.Job{UserID: u.ID, ExchangeID: turn.Exchange.ID, AnswerID: turn.Assistant.ID, Agent: agent}); err != nil {
 			return err
 		}
 	}
 	a.notifier.Publish(turn.Exchange.ID, turn.User.ID)
-	url := "/sessions/" + strconv.FormatInt(turn.Exchange.ID, 10) + "/chat"
-	if c.Request().Header.Get("HX-Request") != "true" {
+	url := sessionURL(turn.Exchange.ID)
+	if !isFragment(c) {
 		waitCtx, cancel := context.WithTimeout(ctx, a.cfg.AnswerTimeout+5*time.Second)
 		defer cancel()
 		a.generator.Wait(waitCtx, turn.Exchange.ID)
@@ -95,22 +96,31 @@ func (a *app) submitMessage(c echo.Context) error {
 	return render(c, http.StatusOK, views.ChatPaneView(pane))
 }
 
-// exchangeAgent is the agent of an exchange, or the default agent for a new one.
-func (a *app) exchangeAgent(ctx context.Context, exchangeID, userID int64) (db.Agent, error) {
-	if exchangeID != 0 {
-		e, err := a.store.UserExchange(ctx, userID, exchangeID)
-		if err != nil {
-			return db.Agent{}, err
-		}
-		if e.AgentID != nil {
-			if agents, err := a.store.AgentsByID(ctx, []int64{*e.AgentID}); err == nil {
-				if ag, ok := agents[*e.AgentID]; ok {
-					return ag, nil
-				}
-			}
+// exchangeAgent is the agent of an exchange, or the default agent for a new one (nil) or one whose
+// agent is gone.
+func (a *app) exchangeAgent(ctx context.Context, e *db.Exchange) (db.Agent, error) {
+	if e != nil && e.AgentID != nil {
+		ag, err := a.store.AgentByID(ctx, *e.AgentID)
+		if !errors.Is(err, db.ErrNotFound) {
+			return ag, err
 		}
 	}
 	return a.store.AgentByIdentifier(ctx, defaultAgent)
+}
+
+// startAnswer starts generating a stored pending answer. If it cannot start, the answer is stored
+// as failed (with Retry), never left pending.
+func (a *app) startAnswer(ctx context.Context, job chat.Job) error {
+	err := a.generator.Start(job)
+	if err == nil {
+		return nil
+	}
+	meta := []byte(`{"error": {"kind": "internal", "message": "The answer could not be started. Retry it."}}`)
+	if ferr := a.store.SetAnswer(context.WithoutCancel(ctx), job.AnswerID, "", db.StatusFailed, meta); ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	a.notifier.Publish(job.ExchangeID, job.AnswerID)
+	return err
 }
 
 // submitStop stops the conversation's running answer; it keeps its partial text as cancelled.
@@ -123,8 +133,8 @@ func (a *app) submitStop(c echo.Context) error {
 		return err
 	}
 	a.generator.Stop(id)
-	if c.Request().Header.Get("HX-Request") != "true" {
-		return c.Redirect(http.StatusSeeOther, "/sessions/"+strconv.FormatInt(id, 10)+"/chat")
+	if !isFragment(c) {
+		return c.Redirect(http.StatusSeeOther, sessionURL(id))
 	}
 	return c.NoContent(http.StatusNoContent)
 }
@@ -142,7 +152,8 @@ func (a *app) submitRetry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.store.UserExchange(ctx, u.ID, id); err != nil {
+	e, err := a.store.UserExchange(ctx, u.ID, id)
+	if err != nil {
 		return err // ownership first: someone else's conversation is 404 whatever its state
 	}
 	if a.generator.Running(id) {
@@ -152,17 +163,16 @@ func (a *app) submitRetry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	agent, err := a.exchangeAgent(ctx, id, u.ID)
+	agent, err := a.exchangeAgent(ctx, &e)
 	if err != nil {
 		return err
 	}
-	if err := a.generator.Start(chat.Job{UserID: u.ID, ExchangeID: id, AnswerID: m.ID, Agent: agent}); err != nil {
-		_ = a.store.SetAnswer(ctx, m.ID, "", db.StatusFailed, nil) // never leave it pending
+	if err := a.startAnswer(ctx, chat.Job{UserID: u.ID, ExchangeID: id, AnswerID: m.ID, Agent: agent}); err != nil {
 		return err
 	}
 	a.notifier.Publish(id, m.ID)
-	if c.Request().Header.Get("HX-Request") != "true" {
-		return c.Redirect(http.StatusSeeOther, "/sessions/"+strconv.FormatInt(id, 10)+"/chat")
+	if !isFragment(c) {
+		return c.Redirect(http.StatusSeeOther, sessionURL(id))
 	}
 	pane, err := a.chatPane(ctx, c, id)
 	if err != nil {
@@ -173,7 +183,10 @@ func (a *app) submitRetry(c echo.Context) error {
 
 // submitToolsToggle stores the Tools toggle of the chat page (app.js posts it).
 func (a *app) submitToolsToggle(c echo.Context) error {
-	show := c.FormValue("show") == "true"
+	show, err := strconv.ParseBool(c.FormValue("show"))
+	if err != nil {
+		return fault.Field("show", "show must be true or false.")
+	}
 	if err := a.store.SetShowTools(c.Request().Context(), viewer(c).ID, show); err != nil {
 		return err
 	}

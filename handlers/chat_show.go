@@ -27,7 +27,7 @@ func (a *app) showChat(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return redirect(c, "/sessions/"+strconv.FormatInt(e.ID, 10)+"/chat")
+	return redirect(c, sessionURL(e.ID))
 }
 
 // showNewChat is the welcome screen of a conversation that starts with the first message.

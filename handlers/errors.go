@@ -56,7 +56,7 @@ func (a *app) handleError(err error, c echo.Context) {
 		a.log.ErrorContext(c.Request().Context(), "request failed", "error", err.Error(),
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
 	}
-	if c.Request().Header.Get("HX-Request") == "true" && c.Request().Header.Get("HX-Boosted") != "true" {
+	if isFragment(c) {
 		// An htmx fragment request: swap nothing (the page and what was typed stay) and let
 		// app.js show the message.
 		trigger, _ := json.Marshal(map[string]string{"parley:error": f.Message})

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
@@ -20,9 +21,21 @@ func render(c echo.Context, status int, component templ.Component) error {
 	return c.HTMLBlob(status, buf.Bytes())
 }
 
+// isFragment reports whether htmx asked for a fragment (an hx-get/hx-post, not a boosted navigation):
+// such requests get a partial, full navigations get the whole page.
+func isFragment(c echo.Context) bool {
+	h := c.Request().Header
+	return h.Get("HX-Request") == "true" && h.Get("HX-Boosted") != "true"
+}
+
+// sessionURL is the page of a conversation: /sessions/{id}/chat.
+func sessionURL(exchangeID int64) string {
+	return "/sessions/" + strconv.FormatInt(exchangeID, 10) + "/chat"
+}
+
 // redirect sends the browser to a local URL; htmx requests get HX-Redirect so the whole page changes.
 func redirect(c echo.Context, to string) error {
-	if c.Request().Header.Get("HX-Request") == "true" && c.Request().Header.Get("HX-Boosted") != "true" {
+	if isFragment(c) {
 		c.Response().Header().Set("HX-Redirect", to)
 		return c.NoContent(http.StatusNoContent)
 	}

@@ -64,12 +64,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	provider, err := agents.New(agents.Config{
-		Kind: d.Config.ProviderKind(), OfflineDelay: d.Config.OfflineDelay,
-		BaseURL: pick(d.Config.ProviderKind() == "anthropic", d.Config.AnthropicBaseURL, d.Config.OpenAIBaseURL),
-		APIKey:  pick(d.Config.ProviderKind() == "anthropic", d.Config.AnthropicAPIKey, d.Config.OpenAIAPIKey),
-		Model:   pick(d.Config.ProviderKind() == "anthropic", d.Config.AnthropicModel, d.Config.OpenAIModel),
-	})
+	provider, err := agents.New(providerConfig(d.Config))
 	if err != nil {
 		return nil, err
 	}
@@ -147,11 +142,16 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	return &Server{Echo: e, generator: a.generator}, nil
 }
 
-func pick(cond bool, yes, no string) string {
-	if cond {
-		return yes
+// providerConfig picks the model provider's settings out of the configuration.
+func providerConfig(cfg config.Config) agents.Config {
+	pc := agents.Config{Kind: cfg.ProviderKind(), OfflineDelay: cfg.OfflineDelay}
+	switch pc.Kind {
+	case agents.ProviderOpenAI:
+		pc.BaseURL, pc.APIKey, pc.Model = cfg.OpenAIBaseURL, cfg.OpenAIAPIKey, cfg.OpenAIModel
+	case agents.ProviderAnthropic:
+		pc.BaseURL, pc.APIKey, pc.Model = cfg.AnthropicBaseURL, cfg.AnthropicAPIKey, cfg.AnthropicModel
 	}
-	return no
+	return pc
 }
 
 // staticHandler serves the embedded static tree. Versioned URLs (?v=) are cached for a year.
