@@ -106,7 +106,7 @@ func (p *OpenAI) chunk(a *assembler, ev sseEvent) error {
 		a.fail(streamError(ev.Data, p.key))
 		return nil
 	}
-	var c openai.ChatCompletionChunk
+	var c chunkWire
 	if err := json.Unmarshal(ev.Data, &c); err != nil {
 		a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent an event that is not valid JSON.", Err: err})
 		return nil
@@ -116,55 +116,87 @@ func (p *OpenAI) chunk(a *assembler, ev sseEvent) error {
 			continue // we never ask for n > 1
 		}
 		d := choice.Delta
-		if err := a.think(reasoningOf(d)); err != nil {
+		if err := a.think(string(d.reasoning())); err != nil {
 			return err
 		}
-		if err := a.text(d.Content); err != nil {
+		if err := a.text(string(d.Content)); err != nil {
 			return err
 		}
-		if err := a.text(d.Refusal); err != nil {
+		if err := a.text(string(d.Refusal)); err != nil {
 			return err
 		}
 		for _, tc := range d.ToolCalls {
 			if tc.ID != "" || tc.Function.Name != "" {
-				if err := a.toolStart(int(tc.Index), tc.ID, tc.Function.Name); err != nil {
+				if err := a.toolStart(tc.Index, tc.ID, tc.Function.Name); err != nil {
 					return err
 				}
 			}
-			if err := a.toolArgs(int(tc.Index), tc.Function.Arguments); err != nil {
+			if err := a.toolArgs(tc.Index, string(tc.Function.Arguments)); err != nil {
 				return err
 			}
 		}
 		a.setFinish(choice.FinishReason)
 	}
-	if c.JSON.Usage.Valid() {
+	if c.Usage != nil {
 		if err := a.setUsage(Usage{
-			PromptTokens:     int(c.Usage.PromptTokens),
-			CompletionTokens: int(c.Usage.CompletionTokens),
-			TotalTokens:      int(c.Usage.TotalTokens),
+			PromptTokens:     c.Usage.PromptTokens,
+			CompletionTokens: c.Usage.CompletionTokens,
+			TotalTokens:      c.Usage.TotalTokens,
 		}); err != nil {
 			return err
 		}
 	}
 	// OpenRouter puts "error" beside choices whose finish_reason is "error"; vLLM sends a bare
 	// {"error":{…}} frame. Either way the turn failed, whatever follows.
-	if raw := c.JSON.ExtraFields["error"].Raw(); raw != "" && raw != "null" {
+	if len(c.Error) > 0 && string(c.Error) != "null" {
 		a.fail(streamError(ev.Data, p.key))
 	}
 	return nil
 }
 
-// reasoningOf reads the reasoning fragment of a delta. Servers that send both fields repeat the
-// same text in them, so only the first present one counts. (The SDK keeps undeclared fields as
-// raw JSON in ExtraFields, never marked Valid.)
-func reasoningOf(d openai.ChatCompletionChunkChoiceDelta) string {
-	for _, name := range []string{"reasoning_content", "reasoning"} {
-		var s string
-		if json.Unmarshal([]byte(d.JSON.ExtraFields[name].Raw()), &s) == nil && s != "" {
-			return s
-		}
+// chunkWire is the part of a Chat Completions stream chunk ("chat.completion.chunk") that we
+// read, plus the fields compatible servers add: reasoning_content (DeepSeek, vLLM), reasoning
+// (OpenRouter, Ollama, newer vLLM) and error (OpenRouter, vLLM). JSON nulls decode as "". Plain
+// encoding/json into this struct costs a fraction of the SDK's ChatCompletionChunk decoder, which
+// records metadata for every field: that decoder was most of Parley's CPU time when relaying a fast
+// stream (BenchmarkRelay).
+type chunkWire struct {
+	Choices []struct {
+		Index        int        `json:"index"`
+		Delta        chunkDelta `json:"delta"`
+		FinishReason string     `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+		TotalTokens      int `json:"total_tokens"`
+	} `json:"usage"`
+	Error json.RawMessage `json:"error"`
+}
+
+// chunkDelta is one choice's delta in a chunkWire.
+type chunkDelta struct {
+	Content          wireText `json:"content"`
+	Refusal          wireText `json:"refusal"`
+	ReasoningContent wireText `json:"reasoning_content"`
+	Reasoning        wireText `json:"reasoning"`
+	ToolCalls        []struct {
+		Index    int    `json:"index"`
+		ID       string `json:"id"`
+		Function struct {
+			Name      string   `json:"name"`
+			Arguments wireText `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+}
+
+// reasoning is the delta's reasoning fragment. Servers that send both fields repeat the same text
+// in them, so only the first present one counts.
+func (d chunkDelta) reasoning() wireText {
+	if d.ReasoningContent != "" {
+		return d.ReasoningContent
 	}
-	return ""
+	return d.Reasoning
 }
 
 // params translates a Request into the SDK's request body. Usage is requested with

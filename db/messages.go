@@ -168,6 +168,18 @@ func (s *Store) ExchangeMessages(ctx context.Context, exchangeID int64) ([]Messa
 	return out, notFound(err, "exchange messages")
 }
 
+// ExchangeTail returns the messages of an exchange from the one before the earliest of ids to the
+// end, in display order: what a stream needs to show changes to ids (their neighbours decide
+// grouping and where new ones go) without reading the whole conversation.
+func (s *Store) ExchangeTail(ctx context.Context, exchangeID int64, ids []int64) ([]Message, error) {
+	var out []Message
+	err := s.DB.SelectContext(ctx, &out, `SELECT `+messageColumns+` FROM chat_message
+		WHERE exchange_id = $1 AND position >= (
+			SELECT coalesce(min(position), 1) - 1 FROM chat_message WHERE exchange_id = $1 AND id = ANY($2))
+		ORDER BY position, id`, exchangeID, int64Array(ids))
+	return out, notFound(err, "exchange tail")
+}
+
 // MessageByID returns one message of an exchange.
 func (s *Store) MessageByID(ctx context.Context, exchangeID, id int64) (Message, error) {
 	var m Message

@@ -139,7 +139,8 @@ func TestBrowserStopAndRetry(t *testing.T) {
 	mode.Store(1)
 	b.waitFor("the composer to be usable", `!document.getElementById('send').disabled`)
 	b.do("send again", chromedp.SendKeys(chromedp.CSS(`#query`), "try again\n"))
-	b.waitFor("the Retry button", `document.querySelector('[data-testid=retry]')`)
+	// Wait for htmx to settle the swap too: until then the new button has no hx-post handler.
+	b.waitFor("the Retry button", `document.querySelector('[data-testid=retry]') && !document.querySelector('.htmx-added, .htmx-settling')`)
 	if msg := b.eval(`document.querySelector('[data-testid=answer-error]').innerText`); !strings.Contains(msg, "502") {
 		t.Fatalf("error shown: %q", msg)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -25,8 +26,8 @@ const streamCoalesce = 100 * time.Millisecond
 // streamEvents is the conversation's SSE stream. On (re)connect it sends a snapshot of every
 // message, so a reload or a reconnect (with or without Last-Event-ID) shows the current state and
 // never duplicates text. Then each change is sent as an htmx partial that replaces the changed
-// message (whole text re-rendered, not appended), under Gnosari's event names. A message the stream
-// has not shown yet (another tab's query, a tool call) makes it send the whole list again.
+// message (whole text re-rendered, not appended), under Gnosari's event names; a message the stream
+// has not shown yet (another tab's query, a tool call) is inserted in its place.
 func (a *app) streamEvents(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := viewer(c)
@@ -51,14 +52,19 @@ func (a *app) streamEvents(c echo.Context) error {
 	_ = rc.SetWriteDeadline(time.Time{})
 	s := &sseWriter{w: w, rc: rc}
 
-	known := map[int64]bool{}   // messages this stream has shown
-	hasText := map[int64]bool{} // messages whose text this stream has shown
-	if err := a.sendSnapshot(ctx, s, c, id, known, "snapshot"); err != nil {
+	agents := map[int64]db.Agent{} // the agents of shown messages, read once per stream
+	known := map[int64]bool{}      // messages this stream has shown
+	hasText := map[int64]bool{}    // messages whose text this stream has shown
+	if err := a.sendSnapshot(ctx, s, c, id, known); err != nil {
 		return nil // the client went away or the write failed: nothing more to say
 	}
 	heartbeat := time.NewTicker(heartbeatEvery)
 	defer heartbeat.Stop()
-	var last time.Time
+	var (
+		last    time.Time        // when changes were last sent
+		pending []int64          // changed messages not sent yet
+		window  <-chan time.Time // fires when the coalescing window of pending changes ends
+	)
 	for {
 		select {
 		case <-ctx.Done():
@@ -67,34 +73,34 @@ func (a *app) streamEvents(c echo.Context) error {
 			if s.comment("ping") != nil {
 				return nil
 			}
+			continue
 		case <-sub.Ready():
-			ids := sub.Take()
-			for {
-				msgs, err := a.store.ExchangeMessages(ctx, id)
-				if err != nil {
-					return nil
-				}
-				// Intermediate text waits for the coalescing window; a new message or a finished
-				// one goes out at once, so the end of an answer is never held back.
-				wait := streamCoalesce - time.Since(last)
-				if wait <= 0 || urgent(ids, msgs, known, hasText) {
-					last = time.Now()
-					if err := a.sendChanges(ctx, s, c, id, ids, msgs, known); err != nil {
-						return nil
-					}
-					for _, m := range msgs {
-						hasText[m.ID] = m.Content != ""
-					}
-					break
-				}
-				select {
-				case <-time.After(wait):
-				case <-ctx.Done():
-					return nil
-				}
-				ids = appendNew(ids, sub.Take())
-			}
+			pending = appendNew(pending, sub.Take())
+		case <-window:
+			window = nil
 		}
+		if len(pending) == 0 {
+			continue
+		}
+		msgs, err := a.store.ExchangeTail(ctx, id, pending)
+		if err != nil {
+			return nil
+		}
+		// Intermediate text waits for the coalescing window; a new message, the first text of an
+		// answer and a finished message go out at once, so the end of an answer is never held back.
+		if wait := streamCoalesce - time.Since(last); wait > 0 && !urgent(pending, msgs, known, hasText) {
+			if window == nil {
+				window = time.After(wait)
+			}
+			continue
+		}
+		if err := a.sendChanges(ctx, s, id, pending, msgs, known, agents); err != nil {
+			return nil
+		}
+		for _, m := range msgs {
+			hasText[m.ID] = m.Content != ""
+		}
+		last, pending, window = time.Now(), nil, nil
 	}
 }
 
@@ -126,30 +132,48 @@ func appendNew(a, more []int64) []int64 {
 	return a
 }
 
-// sendChanges renders the changed messages: one partial each, or the whole list when one is new.
-func (a *app) sendChanges(ctx context.Context, s *sseWriter, c echo.Context, exchangeID int64, ids []int64, msgs []db.Message, known map[int64]bool) error {
-	index := map[int64]int{}
-	for i, m := range msgs {
-		index[m.ID] = i
-	}
-	agents, err := a.store.AgentsByID(ctx, agentIDs(msgs))
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		i, ok := index[id]
-		if !ok {
-			continue
+// sendChanges sends one partial per changed message, in display order: a message the stream has
+// shown replaces itself; a new one is inserted before the next message the stream has shown (or at
+// the end), so a new turn never costs re-rendering the whole conversation.
+func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, ids []int64, msgs []db.Message, known map[int64]bool, agents map[int64]db.Agent) error {
+	var missing []int64
+	for _, id := range agentIDs(msgs) {
+		if _, ok := agents[id]; !ok {
+			missing = append(missing, id)
 		}
-		name := eventName(msgs[i])
-		if !known[id] {
-			return a.sendSnapshot(ctx, s, c, exchangeID, known, name)
-		}
-		html, err := renderOOB(ctx, messageViewAt(msgs, i, agents), exchangeID, busy(msgs))
+	}
+	if len(missing) > 0 {
+		more, err := a.store.AgentsByID(ctx, missing)
 		if err != nil {
 			return err
 		}
-		if err := s.event(name, html); err != nil {
+		maps.Copy(agents, more)
+	}
+	var err error
+	isBusy := busy(msgs)
+	for i, m := range msgs {
+		if !slices.Contains(ids, m.ID) {
+			continue
+		}
+		v := messageViewAt(msgs, i, agents)
+		var html string
+		if known[m.ID] {
+			html, err = renderOOB(ctx, v, exchangeID, "", isBusy)
+		} else {
+			where := "beforeend:#message-list"
+			for _, next := range msgs[i+1:] {
+				if known[next.ID] {
+					where = "beforebegin:#" + views.MessageElementID(next.ID)
+					break
+				}
+			}
+			html, err = renderOOB(ctx, v, exchangeID, where, isBusy)
+			known[m.ID] = true
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.event(eventName(m), html); err != nil {
 			return err
 		}
 	}
@@ -157,7 +181,7 @@ func (a *app) sendChanges(ctx context.Context, s *sseWriter, c echo.Context, exc
 }
 
 // sendSnapshot sends every message as one partial replacing the list's contents.
-func (a *app) sendSnapshot(ctx context.Context, s *sseWriter, c echo.Context, exchangeID int64, known map[int64]bool, name string) error {
+func (a *app) sendSnapshot(ctx context.Context, s *sseWriter, c echo.Context, exchangeID int64, known map[int64]bool) error {
 	pane, err := a.chatPane(ctx, c, exchangeID)
 	if err != nil {
 		return err
@@ -175,15 +199,24 @@ func (a *app) sendSnapshot(ctx context.Context, s *sseWriter, c echo.Context, ex
 	for _, m := range pane.Messages {
 		known[m.ID] = true
 	}
-	return s.event(name, buf.String())
+	return s.event("snapshot", buf.String())
 }
 
-// renderOOB renders one message as an out-of-band replacement, plus the busy flag.
-func renderOOB(ctx context.Context, m views.MessageView, exchangeID int64, isBusy bool) (string, error) {
+// renderOOB renders one message as an out-of-band partial, plus the busy flag. An empty insert
+// replaces the message's element; otherwise insert is an hx-swap-oob value such as
+// "beforeend:#message-list" that places the new element (and the welcome text goes).
+func renderOOB(ctx context.Context, m views.MessageView, exchangeID int64, insert string, isBusy bool) (string, error) {
 	var buf bytes.Buffer
-	m.OOB = true
+	if insert == "" {
+		m.OOB = true
+	} else {
+		buf.WriteString(`<div id="welcome-message" hx-swap-oob="delete"></div><div hx-swap-oob="` + insert + `">`)
+	}
 	if err := views.MessageItem(m, exchangeID).Render(ctx, &buf); err != nil {
 		return "", err
+	}
+	if insert != "" {
+		buf.WriteString(`</div>`)
 	}
 	if err := views.ChatStatus(isBusy, true).Render(ctx, &buf); err != nil {
 		return "", err

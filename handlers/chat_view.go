@@ -59,8 +59,12 @@ func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
 	case db.RoleUser, db.RoleReasoning:
 		v.Text = m.Content
 	case db.RoleAssistant:
-		if m.Content != "" {
+		switch {
+		case m.Content == "":
+		case m.Status == db.StatusPending || m.Status == db.StatusStreaming:
 			v.HTML = markdown.Render(m.Content)
+		default:
+			v.HTML = markdown.RenderFinal(m.Content)
 		}
 		v.Model = meta.Model
 		if meta.Usage != nil {

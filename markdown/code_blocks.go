@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"regexp"
-	"sync"
 	"unicode"
 
 	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
@@ -26,7 +25,7 @@ import (
 type codeBlockRenderer struct {
 	inner     renderer.NodeRenderer
 	highlight renderer.NodeRendererFunc
-	cache     *codeCache
+	cache     *htmlCache
 }
 
 func newCodeBlockRenderer() *codeBlockRenderer {
@@ -35,7 +34,7 @@ func newCodeBlockRenderer() *codeBlockRenderer {
 		highlighting.WithFormatOptions(chromahtml.WithClasses(true)),
 		highlighting.WithWrapperRenderer(wrapCodeBlock),
 	)
-	r := &codeBlockRenderer{inner: inner, cache: newCodeCache(512, 8<<20)}
+	r := &codeBlockRenderer{inner: inner, cache: newHTMLCache(512, 8<<20)}
 	inner.RegisterFuncs(funcCatcher(func(kind ast.NodeKind, f renderer.NodeRendererFunc) {
 		if kind == ast.KindFencedCodeBlock {
 			r.highlight = f
@@ -135,47 +134,4 @@ func wrapCodeBlock(w util.BufWriter, ctx highlighting.CodeBlockContext, entering
 		_, _ = w.WriteString(`</code></pre>`)
 	}
 	_, _ = w.WriteString("</div>\n")
-}
-
-// codeCache keeps highlighted HTML by the SHA-256 of a block's info string
-// and code, bounded by entry count and total bytes, oldest out first. Its
-// contents are the pre-sanitising HTML; Render sanitises every time.
-type codeCache struct {
-	mu         sync.Mutex
-	entries    map[[sha256.Size]byte][]byte
-	order      [][sha256.Size]byte
-	size       int
-	maxEntries int
-	maxBytes   int
-}
-
-func newCodeCache(maxEntries, maxBytes int) *codeCache {
-	return &codeCache{entries: map[[sha256.Size]byte][]byte{}, maxEntries: maxEntries, maxBytes: maxBytes}
-}
-
-func (c *codeCache) get(key [sha256.Size]byte) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.entries[key]
-	return v, ok
-}
-
-func (c *codeCache) put(key [sha256.Size]byte, html []byte) {
-	if len(html) > c.maxBytes/4 {
-		return // one huge block must not flush everything else
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.entries[key]; ok {
-		return
-	}
-	c.entries[key] = bytes.Clone(html)
-	c.order = append(c.order, key)
-	c.size += len(html)
-	for len(c.order) > c.maxEntries || c.size > c.maxBytes {
-		old := c.order[0]
-		c.order = c.order[1:]
-		c.size -= len(c.entries[old])
-		delete(c.entries, old)
-	}
 }

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"net/url"
 
 	"github.com/yuin/goldmark"
@@ -66,6 +67,23 @@ func Render(src string) string {
 	// Convert only fails when the writer fails; a bytes.Buffer does not.
 	_ = md.Convert([]byte(src), &buf)
 	return string(policy.SanitizeBytes(buf.Bytes()))
+}
+
+// finalCache holds the output of RenderFinal: 1,024 documents or 32 MB.
+var finalCache = newHTMLCache(1024, 32<<20)
+
+// RenderFinal is Render for text that no longer changes (a finished message, a saved revision):
+// the output is identical, and it is kept by the SHA-256 of src, so showing a conversation again
+// does not render its finished answers again. Text still being streamed should use Render, so
+// its many prefixes do not crowd the cache.
+func RenderFinal(src string) string {
+	key := sha256.Sum256([]byte(src))
+	if html, ok := finalCache.get(key); ok {
+		return string(html)
+	}
+	html := Render(src)
+	finalCache.put(key, []byte(html))
+	return html
 }
 
 // linkAttributes marks every link and autolink rel="nofollow noopener",

@@ -317,3 +317,14 @@ func BenchmarkRenderStreaming(b *testing.B) {
 		Render(partial)
 	}
 }
+
+func TestRenderFinalMatchesRender(t *testing.T) {
+	for _, src := range []string{"", "# Hi\n\n```go\nfunc main() {}\n```\n", "<script>x</script> [a](javascript:1)"} {
+		want := Render(src)
+		for range 2 { // the second call is served from the cache
+			if got := RenderFinal(src); got != want {
+				t.Fatalf("RenderFinal(%q) = %q, want %q", src, got, want)
+			}
+		}
+	}
+}

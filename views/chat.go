@@ -83,7 +83,8 @@ func (p ChatPane) sessionURL(suffix string) string {
 	return "/sessions/" + strconv.FormatInt(p.ExchangeID, 10) + suffix
 }
 
-func messageID(id int64) string { return "message-" + strconv.FormatInt(id, 10) }
+// MessageElementID is the HTML id of a message's element: "message-42".
+func MessageElementID(id int64) string { return "message-" + strconv.FormatInt(id, 10) }
 
 // timeLabel is a short UTC time, re-rendered in the viewer's zone by app.js from the datetime attribute.
 func timeLabel(t time.Time) string { return t.UTC().Format("15:04") }
