@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,8 +20,8 @@ type answerWriter struct {
 	ctx context.Context
 
 	mu          sync.Mutex
-	text        string // this round's answer text
-	kept        string // text of earlier rounds (shown before a tool call)
+	answer      strings.Builder // the answer so far, all rounds (a Builder: appending 2,000 deltas stays linear)
+	roundText   bool            // this round has added text
 	textDirty   bool
 	wroteText   bool
 	reasoning   *db.Message
@@ -48,7 +49,8 @@ func (w *answerWriter) emit(ev agents.Event) error {
 	defer w.mu.Unlock()
 	switch ev.Kind {
 	case agents.EventTextDelta:
-		w.text += ev.Text
+		w.answer.WriteString(ev.Text)
+		w.roundText = true
 		w.textDirty = true
 		if !w.wroteText {
 			w.wroteText = true
@@ -109,7 +111,7 @@ func (w *answerWriter) flushLocked(status string, meta json.RawMessage) {
 	if w.textDirty || status != db.StatusStreaming || meta != nil || !w.markedStreaming {
 		w.markedStreaming = true
 		w.textDirty = false
-		if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, w.kept+w.text, status, meta); err != nil {
+		if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, w.answer.String(), status, meta); err != nil {
 			w.g.Log.Error("storing answer", "error", err)
 			return
 		}
@@ -138,10 +140,10 @@ func (w *answerWriter) endRound() {
 func (w *answerWriter) resetText() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.text != "" {
-		w.kept += w.text + "\n\n"
+	if w.roundText {
+		w.answer.WriteString("\n\n")
 	}
-	w.text = ""
+	w.roundText = false
 }
 
 // publishAnswer republishes the answer (its position changed).
