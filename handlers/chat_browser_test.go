@@ -109,6 +109,9 @@ func TestBrowserAnswerStreamsAndSurvivesAReload(t *testing.T) {
 	}
 	b.waitFor("the composer to be usable", `!document.getElementById('send').disabled`)
 	b.waitFor("the connection dot", `document.getElementById('conn-dot').dataset.state === 'connected'`)
+	if got := b.eval(`[...document.querySelectorAll('[data-history-item]')].map(e => e.innerText).join('|')`); !strings.Contains(got, "spell the alphabet") {
+		t.Fatalf("the sidebar lists %q, want the new conversation", got)
+	}
 	handlerstest.Screenshot(t, b.ctx, "complete")
 }
 
@@ -120,7 +123,7 @@ func TestBrowserStopAndRetry(t *testing.T) {
 		case 1:
 			return handlerstest.Reply{Status: http.StatusBadGateway}
 		case 2:
-			return handlerstest.Reply{Deltas: []string{"Recovered ", "answer."}}
+			return handlerstest.Reply{Deltas: []string{"Recovered ", "answer.\n\n```go\nfmt.Println(1)\n```\n"}}
 		}
 		return handlerstest.Reply{Deltas: strings.Split("one two three four five six seven eight nine ten eleven twelve", " "), Gap: 150 * time.Millisecond}
 	})
@@ -148,6 +151,7 @@ func TestBrowserStopAndRetry(t *testing.T) {
 	b.do("retry", chromedp.Click(chromedp.CSS(`[data-testid=retry]`)))
 	b.waitFor("the retried answer", `(`+answerText+`).includes('Recovered answer.')`)
 	b.waitFor("it completes", `document.querySelectorAll('[data-role=assistant][data-status=complete]').length === 1`)
+	b.waitFor("a Copy button on the code block", `document.querySelector('[data-testid=answer] .code-block .code-copy')`)
 }
 
 // Model output with raw HTML, scripts, javascript: links and htmx attributes renders inert.

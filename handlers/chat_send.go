@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"parley/chat"
@@ -86,14 +87,17 @@ func (a *app) submitMessage(c echo.Context) error {
 		a.generator.Wait(waitCtx, turn.Exchange.ID)
 		return c.Redirect(http.StatusSeeOther, url)
 	}
-	if exchangeID == 0 {
-		c.Response().Header().Set("HX-Push-Url", url)
-	}
 	pane, err := a.chatPane(ctx, c, turn.Exchange.ID)
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ChatPaneView(pane))
+	if exchangeID != 0 {
+		return render(c, http.StatusOK, views.ChatPaneView(pane))
+	}
+	// A new conversation: its URL, and its place at the top of the sidebar.
+	c.Response().Header().Set("HX-Push-Url", url)
+	item := views.HistoryItem{ID: turn.Exchange.ID, Title: turn.Exchange.Title, Avatar: agent.Avatar, Turns: 1, At: turn.Exchange.UpdatedAt, Active: true}
+	return render(c, http.StatusOK, templ.Join(views.ChatPaneView(pane), views.HistoryInsert(item)))
 }
 
 // exchangeAgent is the agent of an exchange, or the default agent for a new one (nil) or one whose

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"bufio"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -329,5 +330,45 @@ func TestBadIdempotencyKeyIsRefusedAndStoresNothing(t *testing.T) {
 	}
 	if n := count(t, app, "chat_message"); n != 0 {
 		t.Fatalf("%d messages stored", n)
+	}
+}
+
+// A second tab on the same conversation sees a message sent from the first, and its answer, live.
+func TestSecondTabSeesNewMessagesLive(t *testing.T) {
+	app := handlerstest.Start(t)
+	c := app.Client(t)
+	c.SignUp("ada@example.com", "correct horse")
+	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"first"}, "idempotency_key": {"a"}}))
+	waitAnswer(t, app, id)
+
+	stream := &http.Client{Jar: c.Jar}
+	res, err := stream.Get(c.URL(fmt.Sprintf("/sessions/%d/events", id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" || res.Header.Get("X-Accel-Buffering") != "no" {
+		t.Fatalf("stream headers: %q, X-Accel-Buffering %q", ct, res.Header.Get("X-Accel-Buffering"))
+	}
+	events := make(chan sseEvent, 256)
+	go readEvents(bufio.NewReader(res.Body), events)
+	if ev := <-events; ev.name != "snapshot" || !strings.Contains(ev.data, ">first<") {
+		t.Fatalf("first event %s, want a snapshot with the conversation", ev.name)
+	}
+
+	htmxPost(c, fmt.Sprintf("/sessions/%d/messages", id), url.Values{"query": {"from the other tab"}, "idempotency_key": {"b"}})
+	var sawQuery, sawAnswer bool
+	timeout := time.After(15 * time.Second)
+	for !sawAnswer {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatal("the stream closed")
+			}
+			sawQuery = sawQuery || strings.Contains(ev.data, "from the other tab")
+			sawAnswer = sawQuery && ev.name == "agent_completed" && strings.Contains(ev.data, `data-status="complete"`)
+		case <-timeout:
+			t.Fatalf("no live update within 15 s (saw the query: %v)", sawQuery)
+		}
 	}
 }

@@ -69,6 +69,8 @@
     if (toggle) toggleTools(toggle);
     var copy = event.target.closest("[data-copy-message]");
     if (copy) copyMessage(copy);
+    var copyCode = event.target.closest("[data-copy-code]");
+    if (copyCode) copyText(copyCode, copyCode.parentNode.querySelector("pre").innerText);
   });
 
   function toggleTools(button) {
@@ -82,8 +84,12 @@
   function copyMessage(button) {
     var msg = $(button.getAttribute("data-copy-message"));
     var answer = msg && msg.querySelector("[data-testid=answer]");
-    if (!answer || !navigator.clipboard) return;
-    navigator.clipboard.writeText(answer.innerText).then(function () {
+    if (answer) copyText(button, answer.innerText);
+  }
+
+  function copyText(button, text) {
+    if (!navigator.clipboard) return;
+    navigator.clipboard.writeText(text).then(function () {
       button.textContent = "Copied";
       setTimeout(function () { button.textContent = "Copy"; }, 1500);
     });
@@ -113,6 +119,20 @@
   function scrollToEnd() {
     var list = $("messages");
     if (list) list.scrollTop = list.scrollHeight;
+  }
+
+  // Every highlighted code block in an answer gets a Copy button (the server renders the block as
+  // <div class="code-block">; buttons are added here so the sanitised HTML stays button-free).
+  function codeCopyButtons(root) {
+    root.querySelectorAll("[data-testid=answer] .code-block").forEach(function (block) {
+      if (block.querySelector(".code-copy")) return;
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "code-copy";
+      button.textContent = "Copy";
+      button.setAttribute("data-copy-code", "");
+      block.appendChild(button);
+    });
   }
 
   function localTimes(root) {
@@ -159,6 +179,7 @@
       setState("connecting");
     }
     localTimes(root);
+    codeCopyButtons(root);
     rateLimit();
     syncComposer();
     scrollToEnd();
@@ -167,6 +188,7 @@
   document.addEventListener("htmx:load", function (event) { setup(event.target); });
   document.addEventListener("htmx:oobAfterSwap", function (event) {
     localTimes(event.target.parentNode || document);
+    codeCopyButtons(document);
     syncComposer();
     scrollToEnd();
   });
