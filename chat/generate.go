@@ -21,6 +21,8 @@ type Store interface {
 	InsertBefore(ctx context.Context, answerID int64, m db.Message) (db.Message, error)
 	UpdateItem(ctx context.Context, m db.Message) error
 	SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]db.SearchHit, error)
+	Specialists(ctx context.Context) ([]db.Agent, error)
+	HandOff(ctx context.Context, answerID, agentID int64, agentType string, metadata json.RawMessage) error
 	InterruptUnfinished(ctx context.Context) (int64, error)
 }
 
@@ -179,6 +181,7 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 		g.fail(store, job, "", "internal", "The conversation could not be read.", err)
 		return
 	}
+	job.Agent = g.route(store, job, history)
 	req := agents.Request{System: job.Agent.SystemPrompt, Messages: g.history(history, job.AnswerID)}
 	if capability(job.Agent, "tools") {
 		req.Tools = []agents.Tool{agents.SearchWorkspaceTool}
@@ -186,6 +189,7 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	w := &answerWriter{g: g, job: job, ctx: store}
 	var usage agents.Usage
 	var result agents.Result
+	var found []agents.SearchResult // what search_workspace calls found, for suggestion cards
 	for round := 0; ; round++ {
 		w.startRound()
 		result, err = g.Provider.Stream(ctx, req, w.emit)
@@ -200,7 +204,8 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 		}
 		req.Messages = append(req.Messages, agents.Message{Role: agents.RoleAssistant, Content: result.Content, ToolCalls: result.ToolCalls})
 		for _, call := range result.ToolCalls {
-			output := g.callTool(ctx, store, job, w, call)
+			output, results := g.callTool(ctx, store, job, w, call)
+			found = append(found, results...)
 			req.Messages = append(req.Messages, agents.Message{Role: agents.RoleTool, Content: output, ToolCallID: call.ID})
 		}
 		w.resetText()
@@ -216,6 +221,16 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	}
 	if result.FinishReason != "" {
 		meta["finish_reason"] = result.FinishReason
+	}
+	if s := suggestions(found); len(s) > 0 {
+		meta["suggestions"] = s
+	}
+	if g.Provider.Name() == agents.ProviderOffline && len(req.Tools) > 0 && result.FinishReason != "" {
+		// The offline agent cannot judge relevance: it found keyword matches, or nothing.
+		meta["confidence"] = "low"
+		if len(found) > 0 {
+			meta["confidence"] = "medium"
+		}
 	}
 	status := db.StatusComplete
 	if err != nil {
@@ -284,9 +299,57 @@ func (g *Generator) history(messages []db.Message, answerID int64) []agents.Mess
 	return append([]agents.Message{out[0]}, out[keepFrom:]...)
 }
 
+// route lets a router hand the turn to a specialist (recorded on the answer and published), and
+// returns the agent that answers.
+func (g *Generator) route(ctx context.Context, job Job, history []db.Message) db.Agent {
+	if job.Agent.AgentType != "router" {
+		return job.Agent
+	}
+	specialists, err := g.Store.Specialists(ctx)
+	if err != nil {
+		g.Log.Error("listing specialists", "error", err)
+		return job.Agent
+	}
+	chosen, handoff := Route(job.Agent, specialists, lastQuery(history, job.AnswerID), previousAnswerAgent(history, job.AnswerID))
+	if handoff == nil {
+		return job.Agent
+	}
+	meta, _ := json.Marshal(map[string]any{"handoff_info": handoff})
+	if err := g.Store.HandOff(ctx, job.AnswerID, chosen.ID, chosen.AgentType, meta); err != nil {
+		g.Log.Error("recording hand-off", "error", err)
+		return job.Agent
+	}
+	g.Notifier.Publish(job.ExchangeID, job.AnswerID)
+	return chosen
+}
+
+// maxSuggestions bounds the action cards under an answer.
+const maxSuggestions = 3
+
+// Suggestion is an action card under an answer (Galaxy's AgentResponse suggestions): a label and
+// the in-app URL it opens.
+type Suggestion struct {
+	Label string `json:"label"`
+	URL   string `json:"url"`
+}
+
+// suggestions turns the first distinct search results into "Open …" cards.
+func suggestions(found []agents.SearchResult) []Suggestion {
+	var out []Suggestion
+	seen := map[string]bool{}
+	for _, r := range found {
+		if len(out) == maxSuggestions || r.URL == "" || seen[r.URL] {
+			continue
+		}
+		seen[r.URL] = true
+		out = append(out, Suggestion{Label: "Open " + r.Title, URL: r.URL})
+	}
+	return out
+}
+
 // callTool stores the function_call item, runs the tool, stores its function_call_output item and
-// returns the output sent back to the model.
-func (g *Generator) callTool(ctx, store context.Context, job Job, w *answerWriter, call agents.ToolCall) string {
+// returns the output sent back to the model, with the search results it found (if any).
+func (g *Generator) callTool(ctx, store context.Context, job Job, w *answerWriter, call agents.ToolCall) (string, []agents.SearchResult) {
 	item, err := g.Store.InsertBefore(store, job.AnswerID, db.Message{
 		ParentID: &job.AnswerID, Role: db.RoleFunctionCall, Status: db.StatusStreaming, AgentID: &job.Agent.ID,
 		AgentType: job.Agent.AgentType, ToolName: call.Name, ToolCallID: call.ID, ToolArguments: call.Arguments,
@@ -295,7 +358,7 @@ func (g *Generator) callTool(ctx, store context.Context, job Job, w *answerWrite
 		g.Notifier.Publish(job.ExchangeID, item.ID)
 	}
 	started := time.Now()
-	output, ok := g.runTool(ctx, job, call)
+	output, results, ok := g.runTool(ctx, job, call)
 	ms := int(time.Since(started).Milliseconds())
 	if err == nil {
 		item.Status, item.DurationMS = db.StatusComplete, &ms
@@ -317,21 +380,22 @@ func (g *Generator) callTool(ctx, store context.Context, job Job, w *answerWrite
 		g.Notifier.Publish(job.ExchangeID, out.ID)
 	}
 	w.publishAnswer() // the answer moved below the new items
-	return output
+	return output, results
 }
 
-// runTool executes one tool call and returns its output (JSON) and whether it succeeded.
-func (g *Generator) runTool(ctx context.Context, job Job, call agents.ToolCall) (string, bool) {
+// runTool executes one tool call and returns its output (JSON), the search results it found, and
+// whether it succeeded.
+func (g *Generator) runTool(ctx context.Context, job Job, call agents.ToolCall) (string, []agents.SearchResult, bool) {
 	switch call.Name {
 	case agents.SearchWorkspaceTool.Name:
 		var args agents.SearchWorkspaceArgs
 		if err := json.Unmarshal([]byte(call.Arguments), &args); err != nil || args.Query == "" {
-			return `{"error":"search_workspace needs {\"query\": \"keywords\"}"}`, false
+			return `{"error":"search_workspace needs {\"query\": \"keywords\"}"}`, nil, false
 		}
 		hits, err := g.Store.SearchWorkspace(ctx, job.UserID, args.Query, job.ExchangeID, 5)
 		if err != nil {
 			g.Log.Error("search_workspace", "error", err)
-			return `{"error":"the search failed"}`, false
+			return `{"error":"the search failed"}`, nil, false
 		}
 		res := agents.SearchResults{Results: []agents.SearchResult{}}
 		for _, h := range hits {
@@ -347,9 +411,9 @@ func (g *Generator) runTool(ctx context.Context, job Job, call agents.ToolCall) 
 			res.Results = append(res.Results, r)
 		}
 		b, _ := json.Marshal(res)
-		return string(b), true
+		return string(b), res.Results, true
 	default:
-		return fmt.Sprintf(`{"error":"unknown tool %q"}`, call.Name), false
+		return fmt.Sprintf(`{"error":"unknown tool %q"}`, call.Name), nil, false
 	}
 }
 

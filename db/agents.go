@@ -55,3 +55,12 @@ func (s *Store) AgentsByID(ctx context.Context, ids []int64) (map[int64]Agent, e
 	}
 	return out, nil
 }
+
+// Specialists are the agents a router may hand a turn to: usable public agents that are not routers.
+func (s *Store) Specialists(ctx context.Context) ([]Agent, error) {
+	var out []Agent
+	err := s.DB.SelectContext(ctx, &out, `SELECT `+agentColumns+` FROM agents
+		WHERE agent_type <> 'router' AND visibility = 'public' AND disabled_at IS NULL AND deleted_at IS NULL
+		ORDER BY id`)
+	return out, notFound(err, "specialists")
+}

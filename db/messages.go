@@ -195,6 +195,14 @@ func (s *Store) SetAnswer(ctx context.Context, id int64, content, status string,
 	return notFound(err, "set answer")
 }
 
+// HandOff makes agent answer the (pending) assistant message and merges metadata (the hand-off
+// record) into it.
+func (s *Store) HandOff(ctx context.Context, answerID, agentID int64, agentType string, metadata json.RawMessage) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET agent_id = $2, agent_type = $3,
+		metadata = metadata || $4::jsonb, updated_at = now() WHERE id = $1`, answerID, agentID, agentType, string(metadata))
+	return notFound(err, "hand off")
+}
+
 // InsertBefore stores an item (reasoning, function_call, function_call_output) of a turn just before
 // its assistant answer, moving the answer one position down, and returns the stored item.
 func (s *Store) InsertBefore(ctx context.Context, answerID int64, m Message) (Message, error) {

@@ -152,6 +152,13 @@ func TestOfflineAnswerSearchesThroughARealToolCall(t *testing.T) {
 	if d.Find("[data-testid=tool-call]").Length() != 1 || d.Find("[data-testid=reasoning]").Length() != 1 {
 		t.Fatal("the page does not show the tool call and reasoning items")
 	}
+	card := d.Find("[data-testid=suggestions] a")
+	if card.Length() != 1 || card.AttrOr("href", "") != fmt.Sprintf("/sessions/%d/chat#message-1", old) {
+		t.Fatalf("suggestion cards: %d, first href %q", card.Length(), card.AttrOr("href", ""))
+	}
+	if got := d.Find("[data-testid=confidence]").Text(); !strings.Contains(got, "medium") {
+		t.Fatalf("confidence shown: %q", got)
+	}
 }
 
 func TestUpstreamFailureIsStoredWithReasonAndRetrySucceeds(t *testing.T) {
@@ -370,5 +377,30 @@ func TestSecondTabSeesNewMessagesLive(t *testing.T) {
 		case <-timeout:
 			t.Fatalf("no live update within 15 s (saw the query: %v)", sawQuery)
 		}
+	}
+}
+
+func TestRouterHandsPageEditsToTheMarkdownAssistant(t *testing.T) {
+	app := handlerstest.Start(t)
+	c := app.Client(t)
+	c.SignUp("ada@example.com", "correct horse")
+	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"Please rewrite the introduction section of my markdown"}, "idempotency_key": {"a"}}))
+	answer := waitAnswer(t, app, id)
+	var agent string
+	_ = app.Store.DB.Get(&agent, `SELECT identifier FROM agents WHERE id = $1`, answer.AgentID)
+	if agent != "markdown-assistant" || !strings.Contains(string(answer.Metadata), `"handoff_info"`) {
+		t.Fatalf("answered by %q, metadata %s; want a hand-off to markdown-assistant", agent, answer.Metadata)
+	}
+	d := doc(t, c.Get(fmt.Sprintf("/sessions/%d/chat", id)).Body)
+	label := d.Find("[data-role=assistant]").Last().Text()
+	if !strings.Contains(label, "Markdown Assistant") || !strings.Contains(label, "via Router") {
+		t.Fatalf("the answer's label does not show the specialist via the router: %q", label)
+	}
+
+	id2 := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"hello there"}, "idempotency_key": {"b"}}))
+	answer = waitAnswer(t, app, id2)
+	_ = app.Store.DB.Get(&agent, `SELECT identifier FROM agents WHERE id = $1`, answer.AgentID)
+	if agent != "auto" || strings.Contains(string(answer.Metadata), "handoff_info") {
+		t.Fatalf("a greeting was handed off to %q", agent)
 	}
 }

@@ -21,7 +21,12 @@ type messageMeta struct {
 	Error *struct {
 		Message string `json:"message"`
 	} `json:"error"`
-	Handoff json.RawMessage `json:"handoff_info"`
+	Handoff     json.RawMessage `json:"handoff_info"`
+	Confidence  string          `json:"confidence"`
+	Suggestions []struct {
+		Label string `json:"label"`
+		URL   string `json:"url"`
+	} `json:"suggestions"`
 }
 
 // messageViews turns stored messages into view models: markdown rendered and sanitised, tool names
@@ -77,6 +82,12 @@ func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
 			v.Error = "The answer failed."
 		}
 		v.ViaRouter = len(meta.Handoff) > 0 && string(meta.Handoff) != "null"
+		v.Confidence = meta.Confidence
+		for _, s := range meta.Suggestions {
+			if strings.HasPrefix(s.URL, "/") && !strings.HasPrefix(s.URL, "//") { // local links only
+				v.Suggestions = append(v.Suggestions, views.Suggestion{Label: s.Label, URL: s.URL})
+			}
+		}
 	case db.RoleFunctionCall:
 		v.Arguments = prettyJSON(m.ToolArguments)
 	case db.RoleFunctionCallOutput:

@@ -57,6 +57,9 @@ type MessageView struct {
 	Tokens     int
 	Error      string
 	ViaRouter  bool
+	// Confidence is the agent's own estimate ("low", "medium", "high"), when it gave one.
+	Confidence  string
+	Suggestions []Suggestion
 	// OOB renders the message as an htmx out-of-band replacement (for streamed updates).
 	OOB bool
 }
@@ -99,3 +102,8 @@ func boolAttr(b bool) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Suggestion is an action card under an answer: a label and the local URL it opens.
+type Suggestion struct {
+	Label, URL string
+}
