@@ -190,6 +190,7 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	var usage agents.Usage
 	var result agents.Result
 	var found []agents.SearchResult // what search_workspace calls found, for suggestion cards
+	searched := false
 	for round := 0; ; round++ {
 		w.startRound()
 		result, err = g.Provider.Stream(ctx, req, w.emit)
@@ -206,6 +207,7 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 		for _, call := range result.ToolCalls {
 			output, results := g.callTool(ctx, store, job, w, call)
 			found = append(found, results...)
+			searched = searched || call.Name == agents.SearchWorkspaceTool.Name
 			req.Messages = append(req.Messages, agents.Message{Role: agents.RoleTool, Content: output, ToolCallID: call.ID})
 		}
 		w.resetText()
@@ -225,7 +227,7 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	if s := suggestions(found); len(s) > 0 {
 		meta["suggestions"] = s
 	}
-	if g.Provider.Name() == agents.ProviderOffline && len(req.Tools) > 0 && result.FinishReason != "" {
+	if g.Provider.Name() == agents.ProviderOffline && searched {
 		// The offline agent cannot judge relevance: it found keyword matches, or nothing.
 		meta["confidence"] = "low"
 		if len(found) > 0 {
