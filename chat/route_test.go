@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"strings"
 	"testing"
 
 	"parley/db"
@@ -31,5 +32,24 @@ func TestRouteHandsPageEditsToTheMarkdownAssistant(t *testing.T) {
 	}
 	if got, h := Route(md, []db.Agent{router}, "rewrite the markdown section", 0); got.ID != 2 || h != nil {
 		t.Error("a non-router agent handed off")
+	}
+}
+
+func TestHistoryKeepsTheFirstMessageAndTheNewestWithinBudget(t *testing.T) {
+	var msgs []db.Message
+	for i := range 10 {
+		msgs = append(msgs,
+			db.Message{ID: int64(2*i + 1), Role: db.RoleUser, Content: strings.Repeat("q", 400)},
+			db.Message{ID: int64(2*i + 2), Role: db.RoleAssistant, Content: strings.Repeat("a", 400)})
+	}
+	answer := db.Message{ID: 99, Role: db.RoleAssistant, Status: db.StatusPending}
+	msgs = append(msgs, db.Message{ID: 98, Role: db.RoleUser, Content: "now"}, answer)
+	g := &Generator{HistoryBudget: 500} // 2,000 bytes: the first (400), the query and three more of 400
+	got := g.history(msgs, answer.ID)
+	if got[0].Content != msgs[0].Content || got[len(got)-1].Content != "now" {
+		t.Fatalf("history does not start with the first message and end with the query: %d messages", len(got))
+	}
+	if len(got) != 5 {
+		t.Fatalf("history has %d messages, want 5 within the budget", len(got))
 	}
 }

@@ -64,7 +64,8 @@ type Turn struct {
 	Replayed bool
 }
 
-// NewTurn is the input of StartTurn. ExchangeID 0 creates a general exchange titled Title.
+// NewTurn is the input of StartTurn. ExchangeID 0 creates a general exchange titled Title; AgentID
+// 0 stores no agent.
 type NewTurn struct {
 	UserID         int64
 	ExchangeID     int64
@@ -103,7 +104,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			if in.ExchangeID == 0 {
 				if err := tx.GetContext(ctx, &t.Exchange, `INSERT INTO chat_exchange (user_id, agent_id, title)
 					VALUES ($1, $2, $3) RETURNING id, user_id, agent_id, page_id, title, created_at, updated_at`,
-					in.UserID, in.AgentID, in.Title); err != nil {
+					in.UserID, nullID(in.AgentID), in.Title); err != nil {
 					return err
 				}
 			}
@@ -151,7 +152,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		}
 		return tx.GetContext(ctx, &t.Assistant, `INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type)
 			VALUES ($1, $2, $3, 'assistant', 'pending', $4, $5) RETURNING `+messageColumns,
-			t.Exchange.ID, t.User.ID, next+1, in.AgentID, in.AgentType)
+			t.Exchange.ID, t.User.ID, next+1, nullID(in.AgentID), in.AgentType)
 	})
 	if isUniqueViolation(err, "chat_message_idempotency_key") {
 		// Two identical submits raced; the other one stored the turn.
@@ -263,6 +264,14 @@ func (s *Store) RestartAnswer(ctx context.Context, userID, exchangeID, id int64)
 		  AND NOT EXISTS (SELECT 1 FROM chat_message o WHERE o.exchange_id = $2 AND o.status IN ('pending', 'streaming'))
 		RETURNING `+prefixed("m.", messageColumns), userID, exchangeID, id)
 	return m, notFound(err, "restart answer")
+}
+
+// nullID is NULL for 0, the id otherwise.
+func nullID(id int64) any {
+	if id == 0 {
+		return nil
+	}
+	return id
 }
 
 func nullJSON(b json.RawMessage) any {

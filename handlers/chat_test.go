@@ -404,3 +404,31 @@ func TestRouterHandsPageEditsToTheMarkdownAssistant(t *testing.T) {
 		t.Fatalf("a greeting was handed off to %q", agent)
 	}
 }
+
+func TestContentFilterAsksToRephrase(t *testing.T) {
+	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
+		return handlerstest.Reply{Deltas: []string{"I can"}, Finish: "content_filter"}
+	})
+	app := handlerstest.Start(t, handlerstest.WithUpstream(up))
+	c := app.Client(t)
+	c.SignUp("ada@example.com", "correct horse")
+	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"something"}, "idempotency_key": {"a"}}))
+	m := waitAnswer(t, app, id)
+	if m.Status != db.StatusFailed || !strings.Contains(string(m.Metadata), "rephras") || m.Content != "I can" {
+		t.Fatalf("status %s content %q metadata %s", m.Status, m.Content, m.Metadata)
+	}
+}
+
+func TestAnswerTimeoutMarksFailedAndKeepsText(t *testing.T) {
+	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
+		return handlerstest.Reply{Deltas: strings.Split("slow and steady loses this race today", " "), Gap: 300 * time.Millisecond}
+	})
+	app := handlerstest.Start(t, handlerstest.WithUpstream(up), func(c *config.Config) { c.AnswerTimeout = time.Second })
+	c := app.Client(t)
+	c.SignUp("ada@example.com", "correct horse")
+	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"go slow"}, "idempotency_key": {"a"}}))
+	m := waitAnswer(t, app, id)
+	if m.Status != db.StatusFailed || m.Content == "" || !strings.Contains(string(m.Metadata), "timeout") {
+		t.Fatalf("status %s content %q metadata %s; want failed by timeout with partial text", m.Status, m.Content, m.Metadata)
+	}
+}

@@ -38,13 +38,14 @@ func (u *Upstream) mark(t *time.Time) {
 }
 
 // Reply is what the fake upstream sends for one call: Status (0 is 200) with an error body, or
-// Deltas streamed with Gap between them and a final "stop" (unless Cut, which ends the connection
-// without a finish reason).
+// Deltas streamed with Gap between them and a final finish reason (unless Cut, which ends the
+// connection without one).
 type Reply struct {
 	Status int
 	Deltas []string
 	Gap    time.Duration
 	Cut    bool
+	Finish string // the finish_reason; "" is "stop"
 }
 
 // FakeOpenAI starts an Upstream answering with answer(call number).
@@ -85,7 +86,11 @@ func FakeOpenAI(t testing.TB, answer func(call int64) Reply) *Upstream {
 		if reply.Cut {
 			return
 		}
-		chunk(map[string]any{}, "stop")
+		finish := reply.Finish
+		if finish == "" {
+			finish = "stop"
+		}
+		chunk(map[string]any{}, finish)
 		fmt.Fprint(w, "data: [DONE]\n\n")
 		flusher.Flush()
 		u.mark(&u.finished)
