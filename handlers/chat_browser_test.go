@@ -183,3 +183,19 @@ func TestBrowserHostileAnswerRendersInert(t *testing.T) {
 	// Still signed in: the hx-get="/signout" never fired.
 	b.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid=account-name]`)))
 }
+
+// On a phone the history sidebar is hidden and the ☰ button opens it over the chat.
+func TestBrowserHistoryToggleOnAPhone(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app)
+	b.do("phone-sized chat", chromedp.EmulateViewport(390, 800), chromedp.Navigate(app.URL+"/chat"), chromedp.WaitVisible(chromedp.CSS(`#query`)))
+	visible := `getComputedStyle(document.getElementById('history')).display !== 'none'`
+	if b.eval("String("+visible+")") != "false" {
+		t.Fatal("the sidebar shows on a phone before it is asked for")
+	}
+	b.do("open history", chromedp.Click(chromedp.CSS(`#history-toggle`)))
+	b.waitFor("the sidebar", visible)
+	handlerstest.Screenshot(t, b.ctx, "phone-history")
+	b.do("tap beside it", chromedp.MouseClickXY(350, 400))
+	b.waitFor("the sidebar to hide", "!("+visible+")")
+}

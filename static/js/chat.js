@@ -65,6 +65,12 @@
       retryTimer = null;
       connect();
     }
+    var history = $("history");
+    if (history && event.target.closest("#history-toggle")) {
+      history.setAttribute("data-state", getComputedStyle(history).display === "none" ? "open" : "closed");
+    } else if (history && getComputedStyle(history).position === "fixed" && !history.contains(event.target)) {
+      history.setAttribute("data-state", "closed"); // a tap beside the phone overlay closes it
+    }
     var toggle = event.target.closest("#tools-toggle");
     if (toggle) toggleTools(toggle);
     var copy = event.target.closest("[data-copy-message]");
