@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -340,10 +341,11 @@ func suggestions(found []agents.SearchResult) []Suggestion {
 	var out []Suggestion
 	seen := map[string]bool{}
 	for _, r := range found {
-		if len(out) == maxSuggestions || r.URL == "" || seen[r.URL] {
+		place, _, _ := strings.Cut(r.URL, "#") // one card per page or conversation
+		if len(out) == maxSuggestions || r.URL == "" || seen[place] {
 			continue
 		}
-		seen[r.URL] = true
+		seen[place] = true
 		out = append(out, Suggestion{Label: "Open " + r.Title, URL: r.URL})
 	}
 	return out

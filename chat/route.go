@@ -19,8 +19,8 @@ type Handoff struct {
 // specialistKeywords are the words that send a query to an agent_type. Words are matched after
 // lower-casing and dropping a plural "s".
 var specialistKeywords = map[string][]string{
-	"page_assistant": {"markdown", "section", "heading", "rewrite", "rephrase", "proofread", "edit",
-		"page", "paragraph", "outline", "contents", "document", "typo", "wording"},
+	"page_assistant": {"markdown", "section", "heading", "rewrite", "rephrase", "proofread",
+		"paragraph", "outline", "typo", "wording"},
 }
 
 // Route picks who answers a turn. A router hands the turn to the specialist whose keywords the

@@ -17,8 +17,10 @@ func TestRouteHandsPageEditsToTheMarkdownAssistant(t *testing.T) {
 	}{
 		{"Please rewrite the introduction section of my markdown", 0, 2},
 		{"What do I know about tides?", 0, 1},
-		{"Which pages mention tides?", 0, 1}, // one keyword is not enough
-		{"and the next section too", 2, 2},   // a follow-up stays with the specialist
+		{"Which pages mention tides?", 0, 1},
+		{"Where is the page with the kubernetes section?", 0, 1}, // one keyword is not enough
+		{"how do I edit a document?", 0, 1},
+		{"and the next section too", 2, 2}, // a follow-up stays with the specialist
 		{"and the next section too", 0, 1},
 	}
 	for _, c := range cases {

@@ -250,14 +250,24 @@ func (s *Store) InterruptUnfinished(ctx context.Context) (int64, error) {
 }
 
 // RestartAnswer puts a failed, cancelled or interrupted answer back to pending for a retry, keeping
-// its earlier text in metadata.previous_attempts. Only the exchange owner's messages match.
+// its earlier text in metadata.previous_attempts (with how many reasoning and tool items it had; those
+// items are removed, so the new attempt's own show under the question). Only the exchange owner's
+// messages match.
 func (s *Store) RestartAnswer(ctx context.Context, userID, exchangeID, id int64) (Message, error) {
 	var m Message
 	err := s.DB.GetContext(ctx, &m, `
+		WITH gone AS (
+			DELETE FROM chat_message i USING chat_exchange e
+			WHERE i.parent_id = $3 AND i.exchange_id = $2 AND e.id = i.exchange_id AND e.user_id = $1
+			  AND i.role IN ('reasoning', 'function_call', 'function_call_output')
+			  AND EXISTS (SELECT 1 FROM chat_message a WHERE a.id = $3 AND a.status IN ('failed', 'cancelled', 'interrupted'))
+			  AND NOT EXISTS (SELECT 1 FROM chat_message o WHERE o.exchange_id = $2 AND o.status IN ('pending', 'streaming'))
+			RETURNING i.id)
 		UPDATE chat_message m SET status = 'pending', content = '', updated_at = now(),
 			metadata = jsonb_set(m.metadata - 'error', '{previous_attempts}',
 				coalesce(m.metadata->'previous_attempts', '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
-					'content', m.content, 'status', m.status, 'error', m.metadata->'error')))
+					'content', m.content, 'status', m.status, 'error', m.metadata->'error',
+					'items', (SELECT count(*) FROM gone))))
 		FROM chat_exchange e
 		WHERE m.id = $3 AND m.exchange_id = $2 AND e.id = m.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
 		  AND m.role = 'assistant' AND m.status IN ('failed', 'cancelled', 'interrupted')

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -17,24 +18,37 @@ type SearchHit struct {
 	At        time.Time `db:"at"` // the page's last edit or the message's time
 }
 
-// SearchWorkspace runs a websearch_to_tsquery (english) over the user's live pages and the user and
-// assistant messages of their conversations, excluding exchangeID (the conversation asking), and
-// returns the best limit hits by rank then recency. It uses the GIN indexes on both search columns.
+// SearchWorkspace searches the user's live pages and their conversations (excluding exchangeID, the
+// conversation asking) with websearch_to_tsquery ('english'): the best message of each
+// conversation counts, the offline agent's own answers do not (they only repeat earlier searches).
+// Hits are ranked by ts_rank then recency, limit of them; snippets mark matches as **bold**
+// markdown. When every word together finds nothing, any of the words may match instead. It uses
+// the GIN indexes on both search columns.
 func (s *Store) SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]SearchHit, error) {
+	hits, err := s.searchWorkspace(ctx, userID, query, excludeExchange, limit)
+	if words := strings.Fields(query); err == nil && len(hits) == 0 && len(words) > 1 {
+		hits, err = s.searchWorkspace(ctx, userID, strings.Join(words, " or "), excludeExchange, limit)
+	}
+	return hits, err
+}
+
+func (s *Store) searchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]SearchHit, error) {
 	var hits []SearchHit
 	err := s.DB.SelectContext(ctx, &hits, `
 		WITH q AS (SELECT websearch_to_tsquery('english', $2) AS q)
 		(SELECT 'page' AS kind, p.id, 0::bigint AS message_id, p.title,
-		        ts_headline('english', p.content, q.q, 'StartSel=«,StopSel=»,MaxWords=30,MinWords=10') AS snippet,
+		        ts_headline('english', p.content, q.q, 'StartSel=**,StopSel=**,MaxWords=30,MinWords=10') AS snippet,
 		        ts_rank(p.search, q.q) AS rank, p.updated_at AS at
 		 FROM pages p, q WHERE p.owner_id = $1 AND p.deleted_at IS NULL AND p.search @@ q.q)
 		UNION ALL
-		(SELECT 'conversation', e.id, m.id, e.title,
-		        ts_headline('english', m.content, q.q, 'StartSel=«,StopSel=»,MaxWords=30,MinWords=10'),
+		(SELECT DISTINCT ON (e.id) 'conversation', e.id, m.id, e.title,
+		        ts_headline('english', m.content, q.q, 'StartSel=**,StopSel=**,MaxWords=30,MinWords=10'),
 		        ts_rank(m.search, q.q), m.created_at
 		 FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id, q
 		 WHERE e.user_id = $1 AND e.deleted_at IS NULL AND e.id <> $3
-		   AND m.role IN ('user', 'assistant') AND m.search @@ q.q)
+		   AND (m.role = 'user' OR (m.role = 'assistant' AND m.metadata->>'provider' IS DISTINCT FROM 'offline'))
+		   AND m.search @@ q.q
+		 ORDER BY e.id, ts_rank(m.search, q.q) DESC, m.id)
 		ORDER BY rank DESC, at DESC
 		LIMIT $4`, userID, query, excludeExchange, limit)
 	if err != nil {

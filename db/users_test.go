@@ -3,6 +3,7 @@ package db_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,5 +95,49 @@ func TestInterruptUnfinishedKeepsPartialText(t *testing.T) {
 	m, err := store.MessageByID(ctx, turn.Exchange.ID, turn.Assistant.ID)
 	if err != nil || m.Status != db.StatusInterrupted || m.Content != "half an ans" {
 		t.Fatalf("after restart: %s %q (%v)", m.Status, m.Content, err)
+	}
+}
+
+func TestRestartAnswerClearsTheFailedAttemptsItems(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Open(t)
+	u, _ := store.CreateUser(ctx, "a@example.com", "A", "hash")
+	turn, err := store.StartTurn(ctx, db.NewTurn{UserID: u.ID, Title: "t", Query: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := turn.Assistant.ID
+	if _, err := store.InsertBefore(ctx, answer, db.Message{ParentID: &answer, Role: db.RoleReasoning, Status: db.StatusComplete, Content: "thinking"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetAnswer(ctx, answer, "partial", db.StatusFailed, nil); err != nil {
+		t.Fatal(err)
+	}
+	m, err := store.RestartAnswer(ctx, u.ID, turn.Exchange.ID, answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := store.ExchangeMessages(ctx, turn.Exchange.ID)
+	if len(msgs) != 2 || m.Status != db.StatusPending || !strings.Contains(string(m.Metadata), `"items": 1`) || !strings.Contains(string(m.Metadata), "partial") {
+		t.Fatalf("%d messages left, status %s, metadata %s", len(msgs), m.Status, m.Metadata)
+	}
+}
+
+func TestSearchFallsBackToAnyWordAndSkipsOfflineAnswers(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Open(t)
+	u, _ := store.CreateUser(ctx, "a@example.com", "A", "hash")
+	mine, _ := store.StartTurn(ctx, db.NewTurn{UserID: u.ID, Title: "deploys", Query: "notes on kubernetes deployments"})
+	_ = store.SetAnswer(ctx, mine.Assistant.ID, "I searched for kubernetes and zebrafish", db.StatusComplete, []byte(`{"provider": "offline"}`))
+	asking, _ := store.StartTurn(ctx, db.NewTurn{UserID: u.ID, Title: "q", Query: "where?"})
+	hits, err := store.SearchWorkspace(ctx, u.ID, "kubernetes section", asking.Exchange.ID, 5)
+	if err != nil || len(hits) != 1 || hits[0].ID != mine.Exchange.ID || hits[0].MessageID != mine.User.ID {
+		t.Fatalf("hits %+v (%v); want the conversation, by its user message", hits, err)
+	}
+	if !strings.Contains(hits[0].Snippet, "**kubernetes**") {
+		t.Fatalf("snippet %q does not mark the match", hits[0].Snippet)
+	}
+	if hits, _ := store.SearchWorkspace(ctx, u.ID, "zebrafish", asking.Exchange.ID, 5); len(hits) != 0 {
+		t.Fatalf("found the offline agent's own answer: %+v", hits)
 	}
 }

@@ -80,7 +80,8 @@ func TestBrowserAnswerStreamsAndSurvivesAReload(t *testing.T) {
 	})
 	app := handlerstest.Start(t, handlerstest.WithUpstream(up))
 	b := signInBrowser(t, app)
-	b.do("open chat", chromedp.Navigate(app.URL+"/chat"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=welcome-message]`)))
+	// A short window, so the conversation is taller than it.
+	b.do("open chat", chromedp.EmulateViewport(1280, 300), chromedp.Navigate(app.URL+"/chat"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=welcome-message]`)))
 	b.do("type and press Enter", chromedp.SendKeys(chromedp.CSS(`#query`), "spell the alphabet\n"))
 	b.waitFor("the user bubble", `document.querySelector('[data-testid=user-text]')?.innerText === 'spell the alphabet'`)
 
@@ -109,6 +110,10 @@ func TestBrowserAnswerStreamsAndSurvivesAReload(t *testing.T) {
 	}
 	b.waitFor("the composer to be usable", `!document.getElementById('send').disabled`)
 	b.waitFor("the connection dot", `document.getElementById('conn-dot').dataset.state === 'connected'`)
+	// The page fits the window: the list scrolls, the composer stays in view.
+	if fits := b.eval(`String(document.documentElement.scrollHeight <= innerHeight + 1 && document.getElementById('composer').getBoundingClientRect().bottom <= innerHeight)`); fits != "true" {
+		t.Fatal("the chat page is taller than the window; the composer scrolls away")
+	}
 	if got := b.eval(`[...document.querySelectorAll('[data-history-item]')].map(e => e.innerText).join('|')`); !strings.Contains(got, "spell the alphabet") {
 		t.Fatalf("the sidebar lists %q, want the new conversation", got)
 	}
@@ -146,6 +151,9 @@ func TestBrowserStopAndRetry(t *testing.T) {
 	b.waitFor("the Retry button", `document.querySelector('[data-testid=retry]') && !document.querySelector('.htmx-added, .htmx-settling')`)
 	if msg := b.eval(`document.querySelector('[data-testid=answer-error]').innerText`); !strings.Contains(msg, "502") {
 		t.Fatalf("error shown: %q", msg)
+	}
+	if b.eval(`document.getElementById('conn-banner').classList.contains('hidden') + ''`) != "true" {
+		t.Fatal("a failed answer shows the connection-lost banner")
 	}
 	mode.Store(2)
 	b.do("retry", chromedp.Click(chromedp.CSS(`[data-testid=retry]`)))

@@ -91,12 +91,12 @@ func (a *app) submitMessage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if exchangeID != 0 {
-		return render(c, http.StatusOK, views.ChatPaneView(pane))
+	if exchangeID == 0 {
+		c.Response().Header().Set("HX-Push-Url", url) // a new conversation has its own address
 	}
-	// A new conversation: its URL, and its place at the top of the sidebar.
-	c.Response().Header().Set("HX-Push-Url", url)
-	item := views.HistoryItem{ID: turn.Exchange.ID, Title: turn.Exchange.Title, Avatar: agent.Avatar, Turns: 1, At: turn.Exchange.UpdatedAt, Active: true}
+	// The conversation goes to the top of the sidebar with its new turn count.
+	item := views.HistoryItem{ID: turn.Exchange.ID, Title: turn.Exchange.Title, Avatar: agent.Avatar,
+		Turns: userTurns(pane.Messages), At: turn.Exchange.UpdatedAt, Active: true}
 	return render(c, http.StatusOK, templ.Join(views.ChatPaneView(pane), views.HistoryInsert(item)))
 }
 
@@ -144,7 +144,7 @@ func (a *app) submitStop(c echo.Context) error {
 }
 
 // submitRetry generates a failed, stopped or interrupted answer again (its old text is kept in
-// the message's metadata) and answers with the pane.
+// the message's metadata). htmx requests get 204: the open stream shows the new attempt.
 func (a *app) submitRetry(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := viewer(c)
@@ -178,11 +178,7 @@ func (a *app) submitRetry(c echo.Context) error {
 	if !isFragment(c) {
 		return c.Redirect(http.StatusSeeOther, sessionURL(id))
 	}
-	pane, err := a.chatPane(ctx, c, id)
-	if err != nil {
-		return err
-	}
-	return render(c, http.StatusOK, views.ChatPaneView(pane))
+	return c.NoContent(http.StatusNoContent) // the stream shows the new attempt; the composer keeps its text
 }
 
 // submitToolsToggle stores the Tools toggle of the chat page (app.js posts it).
@@ -208,4 +204,15 @@ func validKey(k string) bool {
 		}
 	}
 	return true
+}
+
+// userTurns counts the user messages of a conversation.
+func userTurns(msgs []views.MessageView) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == db.RoleUser {
+			n++
+		}
+	}
+	return n
 }

@@ -36,10 +36,13 @@ func (a *app) showNewChat(c echo.Context) error { return a.renderChatPage(c, 0) 
 // showSession continues one conversation; someone else's is 404.
 func (a *app) showSession(c echo.Context) error {
 	id, err := pathID(c, "id")
-	if err != nil {
-		return err
+	if err == nil {
+		err = a.renderChatPage(c, id)
 	}
-	return a.renderChatPage(c, id)
+	if errors.Is(err, db.ErrNotFound) {
+		return render(c, http.StatusNotFound, views.ConversationNotFoundPage(page(c, "Conversation not found", "chat")))
+	}
+	return err
 }
 
 func (a *app) renderChatPage(c echo.Context, exchangeID int64) error {

@@ -69,6 +69,8 @@ func (a *app) streamEvents(c echo.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-a.closing:
+			return nil
 		case <-heartbeat.C:
 			if s.comment("ping") != nil {
 				return nil

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -184,7 +185,7 @@ func TestUpstreamFailureIsStoredWithReasonAndRetrySucceeds(t *testing.T) {
 	}
 	failing.Store(false)
 	res := htmxPost(c, fmt.Sprintf("/sessions/%d/messages/%d/retry", id, failed.ID), url.Values{})
-	if res.Status != http.StatusOK {
+	if res.Status != http.StatusNoContent { // the stream shows the new attempt; the pane (and draft) stay
 		t.Fatalf("retry: %d", res.Status)
 	}
 	done := waitAnswer(t, app, id)
@@ -430,5 +431,36 @@ func TestAnswerTimeoutMarksFailedAndKeepsText(t *testing.T) {
 	m := waitAnswer(t, app, id)
 	if m.Status != db.StatusFailed || m.Content == "" || !strings.Contains(string(m.Metadata), "timeout") {
 		t.Fatalf("status %s content %q metadata %s; want failed by timeout with partial text", m.Status, m.Content, m.Metadata)
+	}
+}
+
+func TestShutdownEndsOpenStreams(t *testing.T) {
+	app := handlerstest.Start(t)
+	c := app.Client(t)
+	c.SignUp("ada@example.com", "correct horse")
+	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"hi"}, "idempotency_key": {"a"}}))
+	waitAnswer(t, app, id)
+	res, err := (&http.Client{Jar: c.Jar}).Get(c.URL(fmt.Sprintf("/sessions/%d/events", id)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	ended := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, res.Body); close(ended) }()
+	app.Parley.CloseStreams()
+	select {
+	case <-ended:
+	case <-time.After(3 * time.Second):
+		t.Fatal("an open stream did not end at shutdown")
+	}
+}
+
+func TestMissingConversationOffersANewChat(t *testing.T) {
+	app := handlerstest.Start(t)
+	c := app.Client(t)
+	c.SignUp("ada@example.com", "correct horse")
+	res := c.Get("/sessions/424242/chat")
+	if res.Status != http.StatusNotFound || doc(t, res.Body).Find(`[data-testid=new-chat][href="/chat/new"]`).Length() != 1 {
+		t.Fatalf("status %d; want 404 with a New chat button", res.Status)
 	}
 }

@@ -5,10 +5,13 @@ package handlers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gorilla/sessions"
@@ -20,6 +23,7 @@ import (
 	"parley/chat"
 	"parley/config"
 	"parley/db"
+	"parley/markdown"
 	"parley/static"
 )
 
@@ -42,16 +46,23 @@ type app struct {
 	limits    *limits
 	notifier  chat.Notifier
 	generator *chat.Generator
+	// closing is closed at shutdown: open streams end so the server can stop.
+	closing   chan struct{}
+	closeOnce sync.Once
 }
 
-// Server is the HTTP handler plus the answer generator it runs. Call StopGenerating on shutdown.
+// Server is the HTTP handler plus the answer generator it runs. At shutdown call CloseStreams
+// (e.g. through http.Server.RegisterOnShutdown), then StopGenerating.
 type Server struct {
 	*echo.Echo
-	generator *chat.Generator
+	app *app
 }
 
+// CloseStreams ends every open SSE stream; browsers reconnect to whichever instance serves next.
+func (s *Server) CloseStreams() { s.app.closeOnce.Do(func() { close(s.app.closing) }) }
+
 // StopGenerating lets running answers finish until ctx ends, then stores them as interrupted.
-func (s *Server) StopGenerating(ctx context.Context) { s.generator.Shutdown(ctx) }
+func (s *Server) StopGenerating(ctx context.Context) { s.app.generator.Shutdown(ctx) }
 
 // New builds the echo server with every route and middleware, and the model provider the
 // configuration names. It reads or creates the cookie keys in the database when
@@ -77,6 +88,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		cookies:  cookies,
 		limits:   newLimits(d.Config),
 		notifier: notifier,
+		closing:  make(chan struct{}),
 		generator: &chat.Generator{
 			Store: d.Store, Provider: provider, Notifier: notifier, Log: d.Logger,
 			Timeout: d.Config.AnswerTimeout, FlushEvery: streamCoalesce, HistoryBudget: 6000,
@@ -114,6 +126,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	}))
 	e.Use(a.loadViewer)
 
+	e.GET("/static/css/chroma.css", chromaCSS())
 	e.GET("/static/*", staticHandler())
 	e.GET("/healthz", a.healthz)
 	e.GET("/readyz", a.readyz)
@@ -139,7 +152,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.POST("/preferences/tools", a.submitToolsToggle, a.requireViewer)
 	e.GET("/pages", a.showComingSoon("pages", "Pages"), a.requireViewer)
 	e.GET("/agents", a.showComingSoon("agents", "Agents"), a.requireViewer)
-	return &Server{Echo: e, generator: a.generator}, nil
+	return &Server{Echo: e, app: a}, nil
 }
 
 // providerConfig picks the model provider's settings out of the configuration.
@@ -165,6 +178,23 @@ func staticHandler() echo.HandlerFunc {
 		}
 		files.ServeHTTP(c.Response(), c.Request())
 		return nil
+	}
+}
+
+// chromaCSS serves the code-highlighting stylesheet (light, and dark under prefers-color-scheme),
+// made once from the markdown package's chroma style; ETag lets browsers revalidate cheaply.
+func chromaCSS() echo.HandlerFunc {
+	css := []byte(markdown.ChromaCSS())
+	sum := sha256.Sum256(css)
+	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Cache-Control", "no-cache")
+		h.Set("ETag", etag)
+		if c.Request().Header.Get("If-None-Match") == etag {
+			return c.NoContent(http.StatusNotModified)
+		}
+		return c.Blob(http.StatusOK, "text/css; charset=utf-8", css)
 	}
 }
 

@@ -107,3 +107,14 @@ func TestSignedOutVisitorsAreSentToSignIn(t *testing.T) {
 		t.Fatalf("%d %s", res.Status, res.Header.Get("Location"))
 	}
 }
+
+func TestCodeHighlightingStylesheetIsServed(t *testing.T) {
+	app := handlerstest.Start(t)
+	res := app.Client(t).Get("/static/css/chroma.css")
+	if res.Status != http.StatusOK || !strings.Contains(res.Body, ".chroma") || !strings.Contains(res.Body, "prefers-color-scheme: dark") {
+		t.Fatalf("chroma.css: %d, %.200s", res.Status, res.Body)
+	}
+	if !strings.Contains(app.Client(t).Get("/").Body, `href="/static/css/chroma.css"`) {
+		t.Fatal("the layout does not link the highlighting stylesheet")
+	}
+}

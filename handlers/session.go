@@ -81,7 +81,7 @@ func (a *app) requireViewer(next echo.HandlerFunc) echo.HandlerFunc {
 		if viewer(c) != nil {
 			return next(c)
 		}
-		if c.Request().Method == http.MethodGet && !isAPI(c) {
+		if c.Request().Method == http.MethodGet && !isAPI(c) && c.Request().Header.Get("Accept") != "text/event-stream" {
 			return redirect(c, "/signin?next="+safeNext(c.Request().URL.RequestURI()))
 		}
 		return &fault.Error{Code: fault.Unauthorized, Message: "Sign in first."}

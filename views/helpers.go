@@ -31,6 +31,9 @@ func statusText(status int) string { return strconv.Itoa(status) }
 const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,` +
 	`"responseHandling":[{"code":"204","swap":false},{"code":"[2345]..","swap":true}]}`
 
+// historyID is the HTML id of a conversation's sidebar item.
+func historyID(exchangeID int64) string { return "history-" + strconv.FormatInt(exchangeID, 10) }
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one

@@ -159,6 +159,7 @@ func serve() error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 	}
+	srv.RegisterOnShutdown(e.CloseStreams) // Shutdown waits for handlers; streams would never end
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	logger.Info("Parley is serving", "url", cfg.PublicURL, "addr", cfg.Addr)
@@ -175,7 +176,7 @@ func serve() error {
 	logger.Info("shutting down")
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	err = srv.Shutdown(shutdownCtx) // streams end when their requests' contexts do
-	e.StopGenerating(shutdownCtx)
+	err = srv.Shutdown(shutdownCtx) // stops listening; open streams are closed (RegisterOnShutdown)
+	e.StopGenerating(shutdownCtx)   // running answers finish, or are stored interrupted at the deadline
 	return err
 }

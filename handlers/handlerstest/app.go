@@ -28,6 +28,7 @@ type App struct {
 	Store  *db.Store
 	Config config.Config
 	Server *httptest.Server
+	Parley *handlers.Server
 }
 
 // Start runs Parley for this test. Options may change the configuration before it starts.
@@ -69,13 +70,14 @@ func Start(t testing.TB, options ...func(*config.Config)) *App {
 	}
 	srv := httptest.NewServer(e)
 	t.Cleanup(func() {
+		e.CloseStreams()
 		srv.CloseClientConnections()
 		srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		e.StopGenerating(ctx)
 	})
-	return &App{URL: srv.URL, Store: store, Config: cfg, Server: srv}
+	return &App{URL: srv.URL, Store: store, Config: cfg, Server: srv, Parley: e}
 }
 
 type testWriter struct{ t testing.TB }

@@ -21,12 +21,19 @@
 (function () {
   "use strict";
   var hideTimer = null;
-  document.body.addEventListener("parley:error", function (event) {
+  function show(message) {
     var toast = document.getElementById("toast");
     if (!toast) return;
-    toast.textContent = (event.detail && event.detail.value) || "Something went wrong.";
+    toast.textContent = message;
     toast.classList.remove("hidden");
     clearTimeout(hideTimer);
     hideTimer = setTimeout(function () { toast.classList.add("hidden"); }, 6000);
+  }
+  document.body.addEventListener("parley:error", function (event) {
+    show((event.detail && event.detail.value) || "Something went wrong.");
+  });
+  // A request that never reached the server (offline, server down): say so; nothing is swapped.
+  document.body.addEventListener("htmx:sendError", function () {
+    show("Parley cannot be reached. Check your connection; what you typed is kept.");
   });
 })();

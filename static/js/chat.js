@@ -54,6 +54,9 @@
   document.addEventListener("htmx:sseError", function (event) {
     var elt = event.target;
     if (!elt || elt.id !== "chat-stream") return;
+    // Our own "error" event (a failed answer) reaches EventSource's onerror too; it is a message,
+    // not a lost connection, and sse-swap renders it.
+    if (event.detail && event.detail.error instanceof MessageEvent) return;
     elt.remove();
     scheduleReconnect();
   });
@@ -90,7 +93,15 @@
   function copyMessage(button) {
     var msg = $(button.getAttribute("data-copy-message"));
     var answer = msg && msg.querySelector("[data-testid=answer]");
-    if (answer) copyText(button, answer.innerText);
+    if (!answer) return;
+    var clean = answer.cloneNode(true); // without the code blocks' own Copy buttons
+    clean.querySelectorAll(".code-copy").forEach(function (b) { b.remove(); });
+    document.body.appendChild(clean); // innerText needs a rendered node
+    clean.style.position = "absolute";
+    clean.style.left = "-99999px";
+    var text = clean.innerText;
+    clean.remove();
+    copyText(button, text);
   }
 
   function copyText(button, text) {
@@ -190,6 +201,23 @@
     syncComposer();
     scrollToEnd();
   }
+
+  // Text typed while a send is in flight survives the pane that the send answers with.
+  var submitted = null;
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    if (event.target.id === "composer") submitted = $("query").value;
+  });
+  var typed = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var q = $("query");
+    typed = q && submitted !== null && q.value !== submitted && q.value.trim() !== "" ? q.value : null;
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    var q = $("query");
+    if (typed !== null && q && q.value === "") q.value = typed;
+    typed = null;
+    submitted = null;
+  });
 
   document.addEventListener("htmx:load", function (event) { setup(event.target); });
   document.addEventListener("htmx:oobAfterSwap", function (event) {
