@@ -62,6 +62,8 @@ type Turn struct {
 	Assistant Message
 	// Replayed is true when the idempotency key had been used: nothing new was stored.
 	Replayed bool
+	// Turns is the exchange's number of user messages, this one included.
+	Turns int
 }
 
 // NewTurn is the input of StartTurn. ExchangeID 0 creates a general exchange titled Title; AgentID
@@ -158,7 +160,11 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		// Two identical submits raced; the other one stored the turn.
 		return s.StartTurn(ctx, in)
 	}
-	return t, err
+	if err != nil {
+		return t, err
+	}
+	err = s.DB.GetContext(ctx, &t.Turns, `SELECT count(*) FROM chat_message WHERE exchange_id = $1 AND role = 'user'`, t.Exchange.ID)
+	return t, notFound(err, "count turns")
 }
 
 // ExchangeMessages returns every message of an exchange in display order.

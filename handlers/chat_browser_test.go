@@ -159,6 +159,10 @@ func TestBrowserStopAndRetry(t *testing.T) {
 	b.do("retry", chromedp.Click(chromedp.CSS(`[data-testid=retry]`)))
 	b.waitFor("the retried answer", `(`+answerText+`).includes('Recovered answer.')`)
 	b.waitFor("it completes", `document.querySelectorAll('[data-role=assistant][data-status=complete]').length === 1`)
+	// The send's answer and the stream both carried the new messages: each shows once.
+	if n := b.eval(`document.querySelectorAll('[data-testid=user-text]').length + '/' + new Set([...document.querySelectorAll('.msg')].map(e => e.id)).size + '/' + document.querySelectorAll('.msg').length`); n != "2/4/4" {
+		t.Fatalf("user messages / distinct / all message elements = %s, want 2/4/4", n)
+	}
 	b.waitFor("a Copy button on the code block", `document.querySelector('[data-testid=answer] .code-block .code-copy')`)
 }
 

@@ -17,9 +17,11 @@ import (
 )
 
 // submitMessage stores a user message and an assistant placeholder (creating the exchange on the
-// first message), starts generating the answer and answers at once with the conversation pane.
-// Bad input re-renders the pane with an inline error and the text kept, storing nothing. Without
-// htmx (no JavaScript) it waits for the answer and redirects to the conversation.
+// first message), starts generating the answer and answers at once: in an open conversation with a
+// fresh composer plus the two new messages out of band (O(1), whatever the conversation's length;
+// the open stream takes it from there), for a new conversation with the whole pane and its stream.
+// Bad input answers with the composer showing the error and keeping the text, storing nothing.
+// Without htmx (no JavaScript) it waits for the answer and redirects to the conversation.
 func (a *app) submitMessage(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := viewer(c)
@@ -38,15 +40,17 @@ func (a *app) submitMessage(c echo.Context) error {
 	}
 	query := c.FormValue("query")
 	refuse := func(status int, msg string, retryAfter int) error {
+		if isFragment(c) {
+			composer := a.composer(c, exchangeID, status == http.StatusConflict || a.generator.Running(exchangeID))
+			composer.Query, composer.QueryError, composer.RetryAfter = query, msg, retryAfter
+			return render(c, status, views.Composer(composer))
+		}
 		pane, err := a.chatPane(ctx, c, exchangeID)
 		if err != nil {
 			return err
 		}
 		pane.Query, pane.QueryError, pane.RetryAfter = query, msg, retryAfter
-		if !isFragment(c) {
-			return a.renderChatPageWith(c, pane, status)
-		}
-		return render(c, status, views.ChatPaneView(pane))
+		return a.renderChatPageWith(c, pane, status)
 	}
 	if err := chat.CheckQuery(query, a.cfg.MaxQueryChars); err != nil {
 		return refuse(http.StatusUnprocessableEntity, fault.As(err).Message, 0)
@@ -87,17 +91,33 @@ func (a *app) submitMessage(c echo.Context) error {
 		a.generator.Wait(waitCtx, turn.Exchange.ID)
 		return c.Redirect(http.StatusSeeOther, url)
 	}
-	pane, err := a.chatPane(ctx, c, turn.Exchange.ID)
-	if err != nil {
-		return err
-	}
-	if exchangeID == 0 {
-		c.Response().Header().Set("HX-Push-Url", url) // a new conversation has its own address
-	}
 	// The conversation goes to the top of the sidebar with its new turn count.
-	item := views.HistoryItem{ID: turn.Exchange.ID, Title: turn.Exchange.Title, Avatar: agent.Avatar,
-		Turns: userTurns(pane.Messages), At: turn.Exchange.UpdatedAt, Active: true}
-	return render(c, http.StatusOK, templ.Join(views.ChatPaneView(pane), views.HistoryInsert(item)))
+	item := views.HistoryInsert(views.HistoryItem{ID: turn.Exchange.ID, Title: turn.Exchange.Title,
+		Avatar: agent.Avatar, Turns: turn.Turns, At: turn.Exchange.UpdatedAt, Active: true})
+	if exchangeID == 0 {
+		pane, err := a.chatPane(ctx, c, turn.Exchange.ID)
+		if err != nil {
+			return err
+		}
+		h := c.Response().Header()
+		h.Set("HX-Push-Url", url) // a new conversation has its own address
+		h.Set("HX-Retarget", "#chat-pane")
+		h.Set("HX-Reswap", "outerHTML")
+		return render(c, http.StatusOK, templ.Join(views.ChatPaneView(pane), item))
+	}
+	agents := map[int64]db.Agent{agent.ID: agent}
+	turnViews := messageViews([]db.Message{turn.User, turn.Assistant}, agents)
+	return render(c, http.StatusOK, templ.Join(
+		views.Composer(a.composer(c, exchangeID, true)),
+		views.MessagesInsert("beforeend:#message-list", turnViews, exchangeID),
+		views.ChatStatus(true, true),
+		item))
+}
+
+// composer is the view model of an empty composer for the conversation (0: a new one).
+func (a *app) composer(c echo.Context, exchangeID int64, busy bool) views.ChatPane {
+	return views.ChatPane{ExchangeID: exchangeID, Busy: busy, IdempotencyKey: newIdempotencyKey(),
+		MaxQueryChars: a.cfg.MaxQueryChars, CSRF: page(c, "", "").CSRF}
 }
 
 // exchangeAgent is the agent of an exchange, or the default agent for a new one (nil) or one whose
@@ -204,15 +224,4 @@ func validKey(k string) bool {
 		}
 	}
 	return true
-}
-
-// userTurns counts the user messages of a conversation.
-func userTurns(msgs []views.MessageView) int {
-	n := 0
-	for _, m := range msgs {
-		if m.Role == db.RoleUser {
-			n++
-		}
-	}
-	return n
 }

@@ -73,10 +73,8 @@ func (a *app) renderChatPageWith(c echo.Context, pane views.ChatPane, status int
 // chatPane builds the conversation area of exchangeID (0: a new conversation with the default agent).
 func (a *app) chatPane(ctx context.Context, c echo.Context, exchangeID int64) (views.ChatPane, error) {
 	u := viewer(c)
-	pane := views.ChatPane{
-		ExchangeID: exchangeID, ShowTools: u.ShowTools(), IdempotencyKey: newIdempotencyKey(),
-		MaxQueryChars: a.cfg.MaxQueryChars, CSRF: page(c, "", "").CSRF,
-	}
+	pane := a.composer(c, exchangeID, false)
+	pane.ShowTools = u.ShowTools()
 	agentID := int64(0)
 	var msgs []db.Message
 	if exchangeID != 0 {

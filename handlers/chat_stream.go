@@ -205,22 +205,18 @@ func (a *app) sendSnapshot(ctx context.Context, s *sseWriter, c echo.Context, ex
 }
 
 // renderOOB renders one message as an out-of-band partial, plus the busy flag. An empty insert
-// replaces the message's element; otherwise insert is an hx-swap-oob value such as
-// "beforeend:#message-list" that places the new element (and the welcome text goes).
+// replaces the message's element; otherwise insert is where a new element goes (see
+// views.MessagesInsert).
 func renderOOB(ctx context.Context, m views.MessageView, exchangeID int64, insert string, isBusy bool) (string, error) {
 	var buf bytes.Buffer
+	var c templ.Component
 	if insert == "" {
 		m.OOB = true
+		c = views.MessageItem(m, exchangeID)
 	} else {
-		buf.WriteString(`<div id="welcome-message" hx-swap-oob="delete"></div><div hx-swap-oob="` + insert + `">`)
+		c = views.MessagesInsert(insert, []views.MessageView{m}, exchangeID)
 	}
-	if err := views.MessageItem(m, exchangeID).Render(ctx, &buf); err != nil {
-		return "", err
-	}
-	if insert != "" {
-		buf.WriteString(`</div>`)
-	}
-	if err := views.ChatStatus(isBusy, true).Render(ctx, &buf); err != nil {
+	if err := templ.Join(c, views.ChatStatus(isBusy, true)).Render(ctx, &buf); err != nil {
 		return "", err
 	}
 	return buf.String(), nil

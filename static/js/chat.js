@@ -219,6 +219,18 @@
     submitted = null;
   });
 
+  // A message can arrive twice: in the answer to a send and on the stream (or on two streams after
+  // a reconnect). An out-of-band insert of a message already on the page replaces it instead.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var incoming = event.detail.fragment && event.detail.fragment.firstElementChild;
+    if (!incoming || !/^message-\d+$/.test(incoming.id)) return;
+    var existing = document.getElementById(incoming.id);
+    if (!existing || existing === event.detail.target) return; // a normal replacement
+    event.detail.shouldSwap = false;
+    existing.replaceWith(incoming);
+    htmx.process(incoming);
+  });
+
   document.addEventListener("htmx:load", function (event) { setup(event.target); });
   document.addEventListener("htmx:oobAfterSwap", function (event) {
     localTimes(event.target.parentNode || document);
