@@ -63,9 +63,7 @@ func exchangeFromPush(t *testing.T, res handlerstest.Response) int64 {
 }
 
 func TestSendBadQueryGetsInlineErrorAndStoresNothing(t *testing.T) {
-	app := handlerstest.Start(t, func(c *config.Config) { c.MaxQueryChars = 50 })
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t, func(c *config.Config) { c.MaxQueryChars = 50 })
 	cases := []struct{ name, query, want string }{
 		{"empty", "", "Type a message first"},
 		{"whitespace only", " \n\t  ", "Type a message first"},
@@ -98,9 +96,7 @@ func TestSendBadQueryGetsInlineErrorAndStoresNothing(t *testing.T) {
 }
 
 func TestDoubleSubmitStoresOneTurn(t *testing.T) {
-	app := handlerstest.Start(t)
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t)
 	form := url.Values{"query": {"hello there"}, "idempotency_key": {"same-key"}}
 	first := htmxPost(c, "/chat/messages", url.Values{"query": form["query"], "idempotency_key": form["idempotency_key"]})
 	id := exchangeFromPush(t, first)
@@ -123,9 +119,7 @@ func TestDoubleSubmitStoresOneTurn(t *testing.T) {
 }
 
 func TestOfflineAnswerSearchesThroughARealToolCall(t *testing.T) {
-	app := handlerstest.Start(t)
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t)
 	first := htmxPost(c, "/chat/messages", url.Values{"query": {"Remember: the tide at Monterey turns at noon"}, "idempotency_key": {"a"}})
 	old := exchangeFromPush(t, first)
 	waitAnswer(t, app, old)
@@ -171,9 +165,7 @@ func TestUpstreamFailureIsStoredWithReasonAndRetrySucceeds(t *testing.T) {
 		}
 		return handlerstest.Reply{Deltas: []string{"All ", "good ", "now."}}
 	})
-	app := handlerstest.Start(t, handlerstest.WithUpstream(up))
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t, handlerstest.WithUpstream(up))
 	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"hi"}, "idempotency_key": {"a"}}))
 	failed := waitAnswer(t, app, id)
 	if failed.Status != db.StatusFailed || !strings.Contains(string(failed.Metadata), "error") {
@@ -201,9 +193,7 @@ func TestCutStreamKeepsPartialTextAsFailed(t *testing.T) {
 	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
 		return handlerstest.Reply{Deltas: []string{"Half ", "an answer"}, Cut: true}
 	})
-	app := handlerstest.Start(t, handlerstest.WithUpstream(up))
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t, handlerstest.WithUpstream(up))
 	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"hi"}, "idempotency_key": {"a"}}))
 	m := waitAnswer(t, app, id)
 	if m.Status != db.StatusFailed || m.Content != "Half an answer" {
@@ -215,9 +205,7 @@ func TestStopKeepsPartialAnswerAsCancelled(t *testing.T) {
 	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
 		return handlerstest.Reply{Deltas: strings.Split("one two three four five six seven eight nine ten", " "), Gap: 100 * time.Millisecond}
 	})
-	app := handlerstest.Start(t, handlerstest.WithUpstream(up))
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t, handlerstest.WithUpstream(up))
 	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"count"}, "idempotency_key": {"a"}}))
 	time.Sleep(350 * time.Millisecond)
 	if res := htmxPost(c, fmt.Sprintf("/sessions/%d/stop", id), url.Values{}); res.Status != http.StatusNoContent {
@@ -230,9 +218,7 @@ func TestStopKeepsPartialAnswerAsCancelled(t *testing.T) {
 }
 
 func TestMessageRateLimitAnswers429WithRetryAfter(t *testing.T) {
-	app := handlerstest.Start(t, func(c *config.Config) { c.MessagesPerMinute = 1 })
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t, func(c *config.Config) { c.MessagesPerMinute = 1 })
 	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"one"}, "idempotency_key": {"a"}}))
 	waitAnswer(t, app, id)
 	res := htmxPost(c, fmt.Sprintf("/sessions/%d/messages", id), url.Values{"query": {"two"}, "idempotency_key": {"b"}})
@@ -245,9 +231,7 @@ func TestMessageRateLimitAnswers429WithRetryAfter(t *testing.T) {
 }
 
 func TestWithoutJavaScriptThePostWaitsAndRedirectsToTheAnswer(t *testing.T) {
-	app := handlerstest.Start(t)
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	_, c := signedIn(t)
 	res := c.PostForm("/chat/messages", url.Values{"query": {"hello"}, "idempotency_key": {"x"}})
 	if res.Status != http.StatusSeeOther {
 		t.Fatalf("status %d, want 303", res.Status)
@@ -282,9 +266,7 @@ func TestConversationsAreOwnerScoped(t *testing.T) {
 }
 
 func TestConcurrentSubmitsNeverLeaveAnAnswerStuck(t *testing.T) {
-	app := handlerstest.Start(t)
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t)
 	c.CSRFToken()
 	// Six identical first messages at once: one conversation, one turn.
 	var wg sync.WaitGroup
@@ -327,9 +309,7 @@ func TestConcurrentSubmitsNeverLeaveAnAnswerStuck(t *testing.T) {
 }
 
 func TestBadIdempotencyKeyIsRefusedAndStoresNothing(t *testing.T) {
-	app := handlerstest.Start(t)
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t)
 	for _, key := range []string{strings.Repeat("k", 65), "bad key!", "\xff\xfe"} {
 		res := htmxPost(c, "/chat/messages", url.Values{"query": {"hello"}, "idempotency_key": {key}})
 		if res.Status != http.StatusBadRequest {
@@ -343,9 +323,7 @@ func TestBadIdempotencyKeyIsRefusedAndStoresNothing(t *testing.T) {
 
 // A second tab on the same conversation sees a message sent from the first, and its answer, live.
 func TestSecondTabSeesNewMessagesLive(t *testing.T) {
-	app := handlerstest.Start(t)
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t)
 	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"first"}, "idempotency_key": {"a"}}))
 	waitAnswer(t, app, id)
 
@@ -382,9 +360,7 @@ func TestSecondTabSeesNewMessagesLive(t *testing.T) {
 }
 
 func TestRouterHandsPageEditsToTheMarkdownAssistant(t *testing.T) {
-	app := handlerstest.Start(t)
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t)
 	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"Please rewrite the introduction section of my markdown"}, "idempotency_key": {"a"}}))
 	answer := waitAnswer(t, app, id)
 	var agent string
@@ -410,9 +386,7 @@ func TestContentFilterAsksToRephrase(t *testing.T) {
 	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
 		return handlerstest.Reply{Deltas: []string{"I can"}, Finish: "content_filter"}
 	})
-	app := handlerstest.Start(t, handlerstest.WithUpstream(up))
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t, handlerstest.WithUpstream(up))
 	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"something"}, "idempotency_key": {"a"}}))
 	m := waitAnswer(t, app, id)
 	if m.Status != db.StatusFailed || !strings.Contains(string(m.Metadata), "rephras") || m.Content != "I can" {
@@ -424,9 +398,7 @@ func TestAnswerTimeoutMarksFailedAndKeepsText(t *testing.T) {
 	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
 		return handlerstest.Reply{Deltas: strings.Split("slow and steady loses this race today", " "), Gap: 300 * time.Millisecond}
 	})
-	app := handlerstest.Start(t, handlerstest.WithUpstream(up), func(c *config.Config) { c.AnswerTimeout = time.Second })
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t, handlerstest.WithUpstream(up), func(c *config.Config) { c.AnswerTimeout = time.Second })
 	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"go slow"}, "idempotency_key": {"a"}}))
 	m := waitAnswer(t, app, id)
 	if m.Status != db.StatusFailed || m.Content == "" || !strings.Contains(string(m.Metadata), "timeout") {
@@ -435,9 +407,7 @@ func TestAnswerTimeoutMarksFailedAndKeepsText(t *testing.T) {
 }
 
 func TestShutdownEndsOpenStreams(t *testing.T) {
-	app := handlerstest.Start(t)
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	app, c := signedIn(t)
 	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"hi"}, "idempotency_key": {"a"}}))
 	waitAnswer(t, app, id)
 	res, err := (&http.Client{Jar: c.Jar}).Get(c.URL(fmt.Sprintf("/sessions/%d/events", id)))
@@ -456,11 +426,18 @@ func TestShutdownEndsOpenStreams(t *testing.T) {
 }
 
 func TestMissingConversationOffersANewChat(t *testing.T) {
-	app := handlerstest.Start(t)
-	c := app.Client(t)
-	c.SignUp("ada@example.com", "correct horse")
+	_, c := signedIn(t)
 	res := c.Get("/sessions/424242/chat")
 	if res.Status != http.StatusNotFound || doc(t, res.Body).Find(`[data-testid=new-chat][href="/chat/new"]`).Length() != 1 {
 		t.Fatalf("status %d; want 404 with a New chat button", res.Status)
 	}
+}
+
+// signedIn starts Parley with the options and signs up ada@example.com on a new client.
+func signedIn(t *testing.T, options ...func(*config.Config)) (*handlerstest.App, *handlerstest.Client) {
+	t.Helper()
+	app := handlerstest.Start(t, options...)
+	c := app.Client(t)
+	c.SignUp("ada@example.com", "correct horse")
+	return app, c
 }
