@@ -102,12 +102,7 @@ func (w *answerWriter) scheduleLocked() {
 // flushLocked writes what changed and publishes it. status and meta apply to the answer.
 func (w *answerWriter) flushLocked(status string, meta json.RawMessage) {
 	w.lastFlush = time.Now()
-	if w.reasonDirty && w.reasoning != nil {
-		w.reasonDirty = false
-		if err := w.g.Store.UpdateItem(w.ctx, *w.reasoning); err == nil {
-			w.g.Notifier.Publish(w.job.ExchangeID, w.reasoning.ID)
-		}
-	}
+	w.flushReasoningLocked()
 	if w.textDirty || status != db.StatusStreaming || meta != nil || !w.markedStreaming {
 		w.markedStreaming = true
 		w.textDirty = false
@@ -119,8 +114,20 @@ func (w *answerWriter) flushLocked(status string, meta json.RawMessage) {
 	}
 }
 
-// endRound writes what is pending and closes this round's reasoning item.
-func (w *answerWriter) endRound() {
+// flushReasoningLocked writes the reasoning item if it changed, and publishes it.
+func (w *answerWriter) flushReasoningLocked() {
+	if w.reasonDirty && w.reasoning != nil {
+		w.reasonDirty = false
+		if err := w.g.Store.UpdateItem(w.ctx, *w.reasoning); err == nil {
+			w.g.Notifier.Publish(w.job.ExchangeID, w.reasoning.ID)
+		}
+	}
+}
+
+// endRound closes this round's reasoning item. When more rounds follow (tool calls), it also writes
+// the text so far; otherwise the text goes out with the final write alone, saving a large UPDATE
+// at the moment the person waits for the end.
+func (w *answerWriter) endRound(more bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.timer != nil {
@@ -131,8 +138,10 @@ func (w *answerWriter) endRound() {
 		w.reasoning.Status = db.StatusComplete
 		w.reasonDirty = true
 	}
-	if w.reasonDirty || w.textDirty {
+	if more && (w.reasonDirty || w.textDirty) {
 		w.flushLocked(db.StatusStreaming, nil)
+	} else {
+		w.flushReasoningLocked()
 	}
 }
 

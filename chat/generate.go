@@ -195,13 +195,14 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	for round := 0; ; round++ {
 		w.startRound()
 		result, err = g.Provider.Stream(ctx, req, w.emit)
-		w.endRound()
+		more := err == nil && len(result.ToolCalls) > 0 && round < maxToolRounds-1
+		w.endRound(more)
 		if result.Usage != nil {
 			usage.PromptTokens += result.Usage.PromptTokens
 			usage.CompletionTokens += result.Usage.CompletionTokens
 			usage.TotalTokens += result.Usage.TotalTokens
 		}
-		if err != nil || len(result.ToolCalls) == 0 || round == maxToolRounds-1 {
+		if !more {
 			break
 		}
 		req.Messages = append(req.Messages, agents.Message{Role: agents.RoleAssistant, Content: result.Content, ToolCalls: result.ToolCalls})
