@@ -169,4 +169,7 @@ func (w *answerWriter) finish(status string, meta map[string]any) {
 	b, _ := json.Marshal(meta)
 	w.flushLocked(status, b)
 	w.finished = true
+	if err := w.g.Store.IndexMessage(w.ctx, w.job.AnswerID); err != nil { // after the streams have it
+		w.g.Log.Error("indexing answer", "error", err)
+	}
 }

@@ -19,6 +19,7 @@ import (
 type Store interface {
 	ExchangeMessages(ctx context.Context, exchangeID int64) ([]db.Message, error)
 	SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
+	IndexMessage(ctx context.Context, id int64) error
 	InsertBefore(ctx context.Context, answerID int64, m db.Message) (db.Message, error)
 	UpdateItem(ctx context.Context, m db.Message) error
 	SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]db.SearchHit, error)

@@ -147,8 +147,8 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		if in.IdempotencyKey != "" {
 			key = in.IdempotencyKey
 		}
-		if err := tx.GetContext(ctx, &t.User, `INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status, idempotency_key)
-			VALUES ($1, $2, $3, 'user', $4, 'complete', $5) RETURNING `+messageColumns,
+		if err := tx.GetContext(ctx, &t.User, `INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status, idempotency_key, search)
+			VALUES ($1, $2, $3, 'user', $4, 'complete', $5, to_tsvector('english', $4)) RETURNING `+messageColumns,
 			t.Exchange.ID, parent, next, in.Query, key); err != nil {
 			return err
 		}
@@ -202,6 +202,13 @@ func (s *Store) SetAnswer(ctx context.Context, id int64, content, status string,
 	return notFound(err, "set answer")
 }
 
+// IndexMessage sets the full-text search vector of a message from its content. Answers are indexed
+// once they are final, after their last write was published, so indexing never delays a stream.
+func (s *Store) IndexMessage(ctx context.Context, id int64) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET search = to_tsvector('english', content) WHERE id = $1`, id)
+	return notFound(err, "index message")
+}
+
 // HandOff makes agent answer the (pending) assistant message and merges metadata (the hand-off
 // record) into it.
 func (s *Store) HandOff(ctx context.Context, answerID, agentID int64, agentType string, metadata json.RawMessage) error {
@@ -247,8 +254,8 @@ func (s *Store) UpdateItem(ctx context.Context, m Message) error {
 // InterruptUnfinished marks every pending or streaming message interrupted, keeping its text: the
 // process that generated it is gone (called at start-up and at shutdown). It returns how many.
 func (s *Store) InterruptUnfinished(ctx context.Context) (int64, error) {
-	res, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET status = 'interrupted', updated_at = now()
-		WHERE status IN ('pending', 'streaming')`)
+	res, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET status = 'interrupted', updated_at = now(),
+		search = to_tsvector('english', content) WHERE status IN ('pending', 'streaming')`)
 	if err != nil {
 		return 0, notFound(err, "interrupt unfinished")
 	}
@@ -269,7 +276,7 @@ func (s *Store) RestartAnswer(ctx context.Context, userID, exchangeID, id int64)
 			  AND EXISTS (SELECT 1 FROM chat_message a WHERE a.id = $3 AND a.status IN ('failed', 'cancelled', 'interrupted'))
 			  AND NOT EXISTS (SELECT 1 FROM chat_message o WHERE o.exchange_id = $2 AND o.status IN ('pending', 'streaming'))
 			RETURNING i.id)
-		UPDATE chat_message m SET status = 'pending', content = '', updated_at = now(),
+		UPDATE chat_message m SET status = 'pending', content = '', search = NULL, updated_at = now(),
 			metadata = jsonb_set(m.metadata - 'error', '{previous_attempts}',
 				coalesce(m.metadata->'previous_attempts', '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
 					'content', m.content, 'status', m.status, 'error', m.metadata->'error',

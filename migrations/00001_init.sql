@@ -176,7 +176,9 @@ CREATE TABLE chat_message (
     feedback          text CHECK (feedback IN ('up', 'down')),
     feedback_reason   text NOT NULL DEFAULT '',
     idempotency_key   text,
-    search            tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED,
+    -- Set when a message is final (IndexMessage), not on every streamed write: indexing a long
+    -- answer on each progress write would slow the stream down.
+    search            tsvector,
     created_at        timestamptz NOT NULL DEFAULT now(),
     updated_at        timestamptz NOT NULL DEFAULT now()
 );
