@@ -3,8 +3,12 @@ package handlers_test
 import (
 	"bufio"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -14,24 +18,91 @@ import (
 	"parley/handlers/handlerstest"
 )
 
-// BenchmarkRelay measures Parley's streaming overhead: a local fake upstream emits 2,000 deltas as
-// fast as it can, and an SSE client of Parley waits for the completed answer. Reported per answer:
-// upstream-ms (the upstream's own time), parley-ms (upstream start → the client has the completed
-// answer), ratio (parley/upstream; target ≤ 1.2), first-text-ms (median of the upstream's first
-// delta → the client's first text_delta; target ≤ 5).
-func BenchmarkRelay(b *testing.B) {
+// relayUpstreamEnv, when set, makes this test binary the relay benchmark's fake upstream (TestMain).
+const relayUpstreamEnv = "PARLEY_RELAY_UPSTREAM"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(relayUpstreamEnv) != "" {
+		serveRelayUpstream()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// relayDeltas is what the relay upstream streams for every call: 2,000 short deltas.
+func relayDeltas() []string {
 	deltas := make([]string, 2000)
 	for i := range deltas {
 		deltas[i] = fmt.Sprintf("w%d ", i)
 	}
-	up := handlerstest.FakeOpenAI(b, func(int64) handlerstest.Reply { return handlerstest.Reply{Deltas: deltas} })
-	app := handlerstest.Start(b, handlerstest.WithUpstream(up), func(c *config.Config) { c.MessagesPerMinute = 1_000_000 })
+	return deltas
+}
+
+// serveRelayUpstream serves the fake upstream on a free local port, prints its URL, then one line
+// "<started> <first delta> <finished>" (Unix nanoseconds) per reply, until stdin closes.
+func serveRelayUpstream() {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	deltas := relayDeltas()
+	up := &handlerstest.Upstream{OnDone: func(started, first, finished time.Time) {
+		fmt.Printf("%d %d %d\n", started.UnixNano(), first.UnixNano(), finished.UnixNano())
+	}}
+	fmt.Printf("http://%s\n", ln.Addr())
+	go func() {
+		_ = http.Serve(ln, up.Handler(func(int64) handlerstest.Reply { return handlerstest.Reply{Deltas: deltas} }))
+	}()
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+// relayTiming is one reply's timing as the upstream process saw it.
+type relayTiming struct{ started, firstDelta, finished time.Time }
+
+// startRelayUpstream runs the fake upstream in its own process, as a real one would be, so its
+// work does not share Parley's Go scheduler; it returns its URL and its replies' timings.
+func startRelayUpstream(b *testing.B) (string, <-chan relayTiming) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), relayUpstreamEnv+"=1")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() {
+		b.Fatal("the upstream process printed no URL")
+	}
+	url := lines.Text()
+	timings := make(chan relayTiming, 64)
+	go func() {
+		for lines.Scan() {
+			var s, f, e int64
+			if _, err := fmt.Sscan(lines.Text(), &s, &f, &e); err == nil {
+				timings <- relayTiming{time.Unix(0, s), time.Unix(0, f), time.Unix(0, e)}
+			}
+		}
+	}()
+	return url, timings
+}
+
+// BenchmarkRelay measures Parley's streaming overhead: a local fake upstream (its own process)
+// emits 2,000 deltas as fast as it can, and an SSE client of Parley waits for the completed answer.
+// Reported per answer: upstream-ms (the upstream's own time), parley-ms (upstream start → the
+// client has the completed answer), ratio (parley/upstream; target ≤ 1.2), first-text-ms (median of
+// the upstream's first delta → the client's first text; target ≤ 5).
+func BenchmarkRelay(b *testing.B) {
+	upstreamURL, timings := startRelayUpstream(b)
+	app := handlerstest.Start(b, handlerstest.WithUpstream(&handlerstest.Upstream{URL: upstreamURL}),
+		func(c *config.Config) { c.MessagesPerMinute = 1_000_000 })
 	c := app.Client(b)
 	c.SignUp("bench@example.com", "correct horse")
 	first := htmxPost(c, "/chat/messages", url.Values{"query": {"warm up"}, "idempotency_key": {"warm"}})
 	var exchangeID int64
 	fmt.Sscanf(first.Header.Get("HX-Push-Url"), "/sessions/%d/chat", &exchangeID)
 	waitIdle(b, app, exchangeID)
+	<-timings // the warm-up reply
 
 	stream := &http.Client{Jar: c.Jar} // no timeout: the stream stays open for the whole run
 	res, err := stream.Get(app.URL + fmt.Sprintf("/sessions/%d/events", exchangeID))
@@ -65,10 +136,15 @@ func BenchmarkRelay(b *testing.B) {
 				sawText = ev.at
 			}
 			if strings.Contains(el[:min(len(el), 300)], `data-status="complete"`) {
-				started, firstDelta, finished := up.Timing()
-				upstreamTotal += finished.Sub(started)
-				parleyTotal += ev.at.Sub(started)
-				firstText = append(firstText, sawText.Sub(firstDelta))
+				var up relayTiming
+				select {
+				case up = <-timings:
+				case <-time.After(5 * time.Second):
+					b.Fatal("the upstream process reported no timing")
+				}
+				upstreamTotal += up.finished.Sub(up.started)
+				parleyTotal += ev.at.Sub(up.started)
+				firstText = append(firstText, sawText.Sub(up.firstDelta))
 				break
 			}
 		}

@@ -17,8 +17,9 @@ import (
 // with an SSE stream in the wire format of OpenAI's Chat Completions. Answer decides each call's
 // reply from the call's number (1, 2, …).
 type Upstream struct {
-	URL   string
-	Calls atomic.Int64
+	URL    string
+	Calls  atomic.Int64
+	OnDone func(started, firstDelta, finished time.Time)
 
 	mu                            sync.Mutex
 	started, firstDelta, finished time.Time
@@ -48,10 +49,19 @@ type Reply struct {
 	Finish string // the finish_reason; "" is "stop"
 }
 
-// FakeOpenAI starts an Upstream answering with answer(call number).
+// FakeOpenAI starts an Upstream answering with answer(call number), closed when the test ends.
 func FakeOpenAI(t testing.TB, answer func(call int64) Reply) *Upstream {
 	u := &Upstream{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(u.Handler(answer))
+	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
+	u.URL = srv.URL
+	return u
+}
+
+// Handler is the upstream's HTTP handler, for serving it elsewhere (e.g. in another process);
+// OnDone, when set, is called after each complete reply with its timing.
+func (u *Upstream) Handler(answer func(call int64) Reply) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := u.Calls.Add(1)
 		reply := answer(n)
 		if reply.Status != 0 {
@@ -94,10 +104,10 @@ func FakeOpenAI(t testing.TB, answer func(call int64) Reply) *Upstream {
 		fmt.Fprint(w, "data: [DONE]\n\n")
 		flusher.Flush()
 		u.mark(&u.finished)
-	}))
-	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
-	u.URL = srv.URL
-	return u
+		if u.OnDone != nil {
+			u.OnDone(u.Timing())
+		}
+	})
 }
 
 // WithUpstream configures the app to use the fake upstream as its OpenAI-compatible model.
