@@ -150,8 +150,11 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.POST("/sessions/:id/stop", a.submitStop, a.requireViewer)
 	e.POST("/sessions/:id/messages/:mid/retry", a.submitRetry, a.requireViewer)
 	e.POST("/preferences/tools", a.submitToolsToggle, a.requireViewer)
-	e.GET("/pages", a.showComingSoon("pages", "Pages"), a.requireViewer)
-	e.GET("/agents", a.showComingSoon("agents", "Agents"), a.requireViewer)
+	// Each area registers its routes in its own routes_*.go file.
+	a.pageRoutes(e)
+	a.historyRoutes(e)
+	a.apiRoutes(e)
+	a.agentRoutes(e)
 	return &Server{Echo: e, app: a}, nil
 }
 
