@@ -148,6 +148,9 @@ func offlineReplyTo(req Request) offlineReply {
 	if len(req.Messages) == 0 {
 		return offlineReply{text: offlineIntro(true)}
 	}
+	if offersTool(req.Tools, PatchSectionTool.Name) {
+		return offlinePageReply(req)
+	}
 	last := req.Messages[len(req.Messages)-1]
 	switch last.Role {
 	case RoleTool:

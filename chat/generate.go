@@ -26,6 +26,8 @@ type Store interface {
 	Specialists(ctx context.Context) ([]db.Agent, error)
 	HandOff(ctx context.Context, answerID, agentID int64, agentType string, metadata json.RawMessage) error
 	InterruptUnfinished(ctx context.Context) (int64, error)
+	UserPage(ctx context.Context, ownerID, id int64) (db.Page, error)
+	InsertProposal(ctx context.Context, in db.NewProposal) (db.Proposal, error)
 }
 
 // Job is one answer to generate: the pending assistant message AnswerID of exchange ExchangeID,
@@ -35,6 +37,11 @@ type Job struct {
 	ExchangeID int64
 	AnswerID   int64
 	Agent      db.Agent
+	// PageID is the page a page chat is about (0 for general chat): a page assistant sees it and
+	// proposes edits to it.
+	PageID int64
+
+	page *pageSeen
 }
 
 // Generator runs answers in goroutines that do not depend on any browser connection. At most one
@@ -188,6 +195,13 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	if capability(job.Agent, "tools") {
 		req.Tools = []agents.Tool{agents.SearchWorkspaceTool}
 	}
+	if job.PageID != 0 {
+		if err := g.preparePage(store, &job, &req); err != nil {
+			release()
+			g.fail(store, job, "", "internal", "The page could not be read.", err)
+			return
+		}
+	}
 	w := &answerWriter{g: g, job: job, ctx: store}
 	var usage agents.Usage
 	var result agents.Result
@@ -226,6 +240,10 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	}
 	if result.FinishReason != "" {
 		meta["finish_reason"] = result.FinishReason
+	}
+	if p := job.page.proposalMeta(); p != nil {
+		meta["proposal"] = p
+		meta["edit_mode"] = p["edit_mode"]
 	}
 	if s := suggestions(found); len(s) > 0 {
 		meta["suggestions"] = s
@@ -418,6 +436,9 @@ func (g *Generator) runTool(ctx context.Context, job Job, call agents.ToolCall) 
 		}
 		b, _ := json.Marshal(res)
 		return string(b), res.Results, true
+	case agents.ReplaceEntireDocumentTool.Name, agents.PatchSectionTool.Name:
+		out, ok := g.propose(ctx, job, call)
+		return out, nil, ok
 	default:
 		return fmt.Sprintf(`{"error":"unknown tool %q"}`, call.Name), nil, false
 	}

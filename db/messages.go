@@ -76,6 +76,8 @@ type NewTurn struct {
 	Title          string
 	Query          string
 	IdempotencyKey string
+	// PageID makes a new exchange a chat about that page (0: general chat).
+	PageID int64
 }
 
 // ErrBusy is returned by StartTurn when the exchange still has an answer being generated.
@@ -104,9 +106,9 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 				}
 			}
 			if in.ExchangeID == 0 {
-				if err := tx.GetContext(ctx, &t.Exchange, `INSERT INTO chat_exchange (user_id, agent_id, title)
-					VALUES ($1, $2, $3) RETURNING id, user_id, agent_id, page_id, title, created_at, updated_at`,
-					in.UserID, nullID(in.AgentID), in.Title); err != nil {
+				if err := tx.GetContext(ctx, &t.Exchange, `INSERT INTO chat_exchange (user_id, agent_id, title, page_id)
+					VALUES ($1, $2, $3, $4) RETURNING id, user_id, agent_id, page_id, title, created_at, updated_at`,
+					in.UserID, nullID(in.AgentID), in.Title, nullID(in.PageID)); err != nil {
 					return err
 				}
 			}

@@ -79,7 +79,7 @@ func (a *app) submitMessage(c echo.Context) error {
 		return err
 	}
 	if !turn.Replayed {
-		if err := a.startAnswer(ctx, chat.Job{UserID: u.ID, ExchangeID: turn.Exchange.ID, AnswerID: turn.Assistant.ID, Agent: agent}); err != nil {
+		if err := a.startAnswer(ctx, chat.Job{UserID: u.ID, ExchangeID: turn.Exchange.ID, AnswerID: turn.Assistant.ID, Agent: agent, PageID: pageOf(turn.Exchange)}); err != nil {
 			return err
 		}
 	}
@@ -191,7 +191,7 @@ func (a *app) submitRetry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := a.startAnswer(ctx, chat.Job{UserID: u.ID, ExchangeID: id, AnswerID: m.ID, Agent: agent}); err != nil {
+	if err := a.startAnswer(ctx, chat.Job{UserID: u.ID, ExchangeID: id, AnswerID: m.ID, Agent: agent, PageID: pageOf(e)}); err != nil {
 		return err
 	}
 	a.notifier.Publish(id, m.ID)

@@ -27,6 +27,10 @@ type messageMeta struct {
 		Label string `json:"label"`
 		URL   string `json:"url"`
 	} `json:"suggestions"`
+	Proposal *struct {
+		ID     int64 `json:"id"`
+		PageID int64 `json:"page_id"`
+	} `json:"proposal"`
 }
 
 // messageViews turns stored messages into view models: markdown rendered and sanitised, tool names
@@ -83,6 +87,9 @@ func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
 		}
 		v.ViaRouter = len(meta.Handoff) > 0 && string(meta.Handoff) != "null"
 		v.Confidence = meta.Confidence
+		if meta.Proposal != nil {
+			v.ProposalURL = proposalURL(meta.Proposal.PageID, meta.Proposal.ID)
+		}
 		for _, s := range meta.Suggestions {
 			if strings.HasPrefix(s.URL, "/") && !strings.HasPrefix(s.URL, "//") { // local links only
 				v.Suggestions = append(v.Suggestions, views.Suggestion{Label: s.Label, URL: s.URL})

@@ -417,6 +417,9 @@ func escapeSetextStart(t string) string {
 	return t
 }
 
+// StartsWithHeading reports whether markdown text opens with a heading (after blank lines).
+func StartsWithHeading(s string) bool { return startsWithHeading(s) }
+
 // startsWithHeading reports whether markdown text opens with a heading.
 func startsWithHeading(s string) bool {
 	o := split(s, false)

@@ -29,6 +29,8 @@ type ChatPane struct {
 	// RetryAfter > 0 shows the rate-limit banner for that many seconds.
 	RetryAfter int
 	CSRF       string
+	// PageID is set for the chat panel of the page editor (a chat about that page).
+	PageID int64
 }
 
 // AgentView is how an agent is shown.
@@ -62,6 +64,8 @@ type MessageView struct {
 	Suggestions []Suggestion
 	// OOB renders the message as an htmx out-of-band replacement (for streamed updates).
 	OOB bool
+	// ProposalURL loads the edit proposal the answer carries ("" when none).
+	ProposalURL string
 }
 
 // HistoryItem is one conversation in the sidebar.
@@ -76,6 +80,9 @@ type HistoryItem struct {
 
 // PostURL is where the composer posts.
 func (p ChatPane) PostURL() string {
+	if p.PageID != 0 {
+		return PagePostURL(p.PageID, p.ExchangeID)
+	}
 	if p.ExchangeID == 0 {
 		return "/chat/messages"
 	}

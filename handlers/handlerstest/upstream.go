@@ -3,6 +3,7 @@ package handlerstest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -23,6 +24,14 @@ type Upstream struct {
 
 	mu                            sync.Mutex
 	started, firstDelta, finished time.Time
+	bodies                        []string
+}
+
+// Requests returns the request bodies received so far (JSON), in order.
+func (u *Upstream) Requests() []string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.bodies...)
 }
 
 // Timing returns when the last call's response started, wrote its first delta and finished.
@@ -47,6 +56,16 @@ type Reply struct {
 	Gap    time.Duration
 	Cut    bool
 	Finish string // the finish_reason; "" is "stop"
+	// ToolCalls are streamed after Deltas as tool_calls deltas, one chunk each; the first chunk of
+	// a call carries its ID and Name.
+	ToolCalls []ToolCallDelta
+}
+
+// ToolCallDelta is one tool_calls fragment: the call's Index, and ID and Name when it starts.
+type ToolCallDelta struct {
+	Index    int
+	ID, Name string
+	Args     string
 }
 
 // FakeOpenAI starts an Upstream answering with answer(call number), closed when the test ends.
@@ -62,6 +81,10 @@ func FakeOpenAI(t testing.TB, answer func(call int64) Reply) *Upstream {
 // OnDone, when set, is called after each complete reply with its timing.
 func (u *Upstream) Handler(answer func(call int64) Reply) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		u.mu.Lock()
+		u.bodies = append(u.bodies, string(body))
+		u.mu.Unlock()
 		n := u.Calls.Add(1)
 		reply := answer(n)
 		if reply.Status != 0 {
@@ -92,6 +115,14 @@ func (u *Upstream) Handler(answer func(call int64) Reply) http.Handler {
 			if i == 0 {
 				u.mark(&u.firstDelta)
 			}
+		}
+		for _, tc := range reply.ToolCalls {
+			call := map[string]any{"index": tc.Index, "function": map[string]any{"arguments": tc.Args}}
+			if tc.ID != "" {
+				call["id"], call["type"] = tc.ID, "function"
+				call["function"].(map[string]any)["name"] = tc.Name
+			}
+			chunk(map[string]any{"tool_calls": []any{call}}, nil)
 		}
 		if reply.Cut {
 			return

@@ -1,0 +1,198 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"parley/fault"
+)
+
+// Proposal statuses.
+const (
+	ProposalPending    = "pending"
+	ProposalAccepted   = "accepted"
+	ProposalRejected   = "rejected"
+	ProposalSuperseded = "superseded"
+)
+
+// Proposal is an edit an assistant message offers for a page (its own row, one per message). Body
+// is the edit as JSON (pages.Edit); OriginalContentHash the djb2 hash of the content the
+// assistant saw; BaseRevisionID the revision that content was.
+type Proposal struct {
+	ID                  int64           `db:"id"`
+	PageID              int64           `db:"page_id"`
+	MessageID           int64           `db:"message_id"`
+	ExchangeID          int64           `db:"exchange_id"`
+	Kind                string          `db:"kind"`
+	Status              string          `db:"status"`
+	BaseRevisionID      *int64          `db:"base_revision_id"`
+	OriginalContentHash string          `db:"original_content_hash"`
+	Body                json.RawMessage `db:"proposal"`
+	AppliedRevisionID   *int64          `db:"applied_revision_id"`
+	DecidedAt           *time.Time      `db:"decided_at"`
+	CreatedAt           time.Time       `db:"created_at"`
+	// Query is the user message the proposing answer replied to (filled by UserProposal only).
+	Query string `db:"query"`
+}
+
+const proposalColumns = `pr.id, pr.page_id, pr.message_id, m.exchange_id, pr.kind, pr.status, pr.base_revision_id,
+	pr.original_content_hash, pr.proposal, pr.applied_revision_id, pr.decided_at, pr.created_at`
+
+// NewProposal is the input of InsertProposal. SupersedeTarget names which older pending proposals
+// of the same conversation the new one replaces: those whose body has the same "target_key", or all
+// of them when it is "*".
+type NewProposal struct {
+	PageID              int64
+	MessageID           int64
+	Kind                string
+	BaseRevisionID      *int64
+	OriginalContentHash string
+	Body                json.RawMessage
+	SupersedeTarget     string
+}
+
+// ErrProposalExists is InsertProposal's error when the message already carries a proposal.
+var ErrProposalExists = &fault.Error{Code: fault.Conflict, Message: "This answer already carries a proposal."}
+
+// InsertProposal stores a pending proposal for an assistant message and marks the older pending
+// proposals of the same conversation that it replaces as superseded.
+func (s *Store) InsertProposal(ctx context.Context, in NewProposal) (Proposal, error) {
+	var p Proposal
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE page_edit_proposal pr SET status = 'superseded', decided_at = now()
+			FROM chat_message m, chat_message mine
+			WHERE m.id = pr.message_id AND mine.id = $1 AND m.exchange_id = mine.exchange_id
+			  AND pr.page_id = $2 AND pr.status = 'pending'
+			  AND ($3 = '*' OR pr.proposal->>'target_key' = $3 OR pr.kind = 'full_replacement')`,
+			in.MessageID, in.PageID, in.SupersedeTarget); err != nil {
+			return err
+		}
+		var id int64
+		err := tx.GetContext(ctx, &id, `INSERT INTO page_edit_proposal
+			(page_id, message_id, kind, base_revision_id, original_content_hash, proposal)
+			VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+			in.PageID, in.MessageID, in.Kind, in.BaseRevisionID, in.OriginalContentHash, in.Body)
+		if isUniqueViolation(err, "page_edit_proposal_message_key") {
+			return ErrProposalExists
+		}
+		if err != nil {
+			return err
+		}
+		return tx.GetContext(ctx, &p, `SELECT `+proposalColumns+` FROM page_edit_proposal pr
+			JOIN chat_message m ON m.id = pr.message_id WHERE pr.id = $1`, id)
+	})
+	if err != nil {
+		return Proposal{}, notFound(err, "insert proposal")
+	}
+	return p, nil
+}
+
+// UserProposal returns a proposal on the user's live page pageID.
+func (s *Store) UserProposal(ctx context.Context, userID, pageID, id int64) (Proposal, error) {
+	var p Proposal
+	err := s.DB.GetContext(ctx, &p, `SELECT `+proposalColumns+`,
+		coalesce((SELECT q.content FROM chat_message q WHERE q.id = m.parent_id AND q.role = 'user'), '') AS query
+		FROM page_edit_proposal pr
+		JOIN chat_message m ON m.id = pr.message_id
+		JOIN pages pg ON pg.id = pr.page_id
+		WHERE pr.id = $1 AND pr.page_id = $2 AND pg.owner_id = $3 AND pg.deleted_at IS NULL`, id, pageID, userID)
+	return p, notFound(err, "user proposal")
+}
+
+// ErrProposalDecided is the error of deciding a proposal that is no longer pending.
+var ErrProposalDecided = &fault.Error{Code: fault.Conflict,
+	Message: "This proposal was already decided (perhaps in another tab). Reload to see its state."}
+
+// RejectProposal marks the user's pending proposal rejected. One already decided is
+// ErrProposalDecided; a foreign or missing one ErrNotFound.
+func (s *Store) RejectProposal(ctx context.Context, userID, pageID, id int64) error {
+	return s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		if _, err := lockPage(ctx, tx, userID, pageID); err != nil {
+			return err
+		}
+		var status string
+		if err := tx.GetContext(ctx, &status, `SELECT status FROM page_edit_proposal WHERE id = $1 AND page_id = $2 FOR UPDATE`,
+			id, pageID); err != nil {
+			return notFound(err, "proposal to reject")
+		}
+		if status != ProposalPending {
+			return ErrProposalDecided
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE page_edit_proposal SET status = 'rejected', decided_by = $2, decided_at = now()
+			WHERE id = $1`, id, userID)
+		return err
+	})
+}
+
+// AcceptProposal applies the user's pending proposal in one transaction: with the page and the
+// proposal locked, apply computes the new content from the stored page and proposal (or refuses
+// with an error, which is returned as is); the content is written as an `agent` revision and the
+// proposal marked accepted with it. A proposal no longer pending is ErrProposalDecided, so two tabs
+// accepting the same proposal make exactly one revision. It returns the page and the revision the
+// page now has.
+func (s *Store) AcceptProposal(ctx context.Context, userID, pageID, id int64, apply func(Page, Proposal) (string, error)) (Page, error) {
+	var page Page
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		if page, err = lockPage(ctx, tx, userID, pageID); err != nil {
+			return err
+		}
+		var p Proposal
+		if err := tx.GetContext(ctx, &p, `SELECT `+proposalColumns+` FROM page_edit_proposal pr
+			JOIN chat_message m ON m.id = pr.message_id WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
+			return notFound(err, "proposal to accept")
+		}
+		if p.Status != ProposalPending {
+			return ErrProposalDecided
+		}
+		content, err := apply(page, p)
+		if err != nil {
+			return err
+		}
+		if page, err = writeRevision(ctx, tx, page, content, EditAgent, userID); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE page_edit_proposal SET status = 'accepted', applied_revision_id = $2,
+			decided_by = $3, decided_at = now() WHERE id = $1`, id, page.CurrentRevisionID, userID)
+		return err
+	})
+	return page, err
+}
+
+// UndoProposal undoes the user's accepted proposal: the revision before the one it wrote is
+// restored as a `restore` revision and the proposal is pending again. It is refused with
+// a Conflict when the page changed after the accept or the proposal is not accepted.
+func (s *Store) UndoProposal(ctx context.Context, userID, pageID, id int64) (Page, error) {
+	var page Page
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		var err error
+		if page, err = lockPage(ctx, tx, userID, pageID); err != nil {
+			return err
+		}
+		var p Proposal
+		if err := tx.GetContext(ctx, &p, `SELECT `+proposalColumns+` FROM page_edit_proposal pr
+			JOIN chat_message m ON m.id = pr.message_id WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
+			return notFound(err, "proposal to undo")
+		}
+		if p.Status != ProposalAccepted || p.AppliedRevisionID == nil || page.CurrentRevisionID == nil ||
+			*page.CurrentRevisionID != *p.AppliedRevisionID {
+			return &fault.Error{Code: fault.Conflict, Message: "The page changed after this edit was accepted; restore an older revision from the Revisions panel instead."}
+		}
+		var content string
+		if err := tx.GetContext(ctx, &content, `SELECT content FROM page_revisions WHERE page_id = $1
+			AND version < (SELECT version FROM page_revisions WHERE id = $2) ORDER BY version DESC LIMIT 1`,
+			pageID, *p.AppliedRevisionID); err != nil {
+			return notFound(err, "revision before accept")
+		}
+		if page, err = writeRevision(ctx, tx, page, content, EditRestore, userID); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE page_edit_proposal SET status = 'pending', applied_revision_id = NULL,
+			decided_by = NULL, decided_at = NULL WHERE id = $1`, id)
+		return err
+	})
+	return page, err
+}

@@ -1,0 +1,212 @@
+package views
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// PagesList is /pages: the person's pages, newest first, and the trash.
+type PagesList struct {
+	Page
+	Pages []PageRow
+	// More is the URL of the next page of the list ("" when there is none).
+	More  string
+	Trash []PageRow
+}
+
+// PageRow is one page in the list or the trash.
+type PageRow struct {
+	ID        int64
+	Title     string
+	UpdatedAt time.Time
+	DeletedAt time.Time
+}
+
+// PageNew is the new-page form with what was typed and its error.
+type PageNew struct {
+	Page
+	Title, Content, Error string
+}
+
+// PageShow is a page rendered for reading. HTML is sanitised markdown.
+type PageShow struct {
+	Page
+	ID        int64
+	Title     string
+	HTML      string
+	UpdatedAt time.Time
+}
+
+// PageEditor is /pages/{id}/edit: the editor on the left and the chat panel on the right.
+type PageEditor struct {
+	Page
+	ID      int64
+	Title   string
+	Content string
+	Version int
+	Chat    ChatPane
+	History []PageChatItem
+}
+
+// PageChatItem is one conversation in the page chat's history list.
+type PageChatItem struct {
+	ID     int64
+	PageID int64
+	Title  string
+	Turns  int
+	At     time.Time
+	Active bool
+}
+
+// PageChatHistory is the page chat's history list (a fragment).
+type PageChatHistory struct {
+	PageID int64
+	Items  []PageChatItem
+	OOB    bool
+}
+
+// PageSync carries the page as stored to the editor after a change made on the server (an
+// accepted proposal, an undo, a restore): page.js puts it in the textarea.
+type PageSync struct {
+	Version int
+	Content string
+	Title   string
+}
+
+// SaveConflict is what a save based on an old version answers: the stored version and the diff
+// from it to what the person has, for them to choose.
+type SaveConflict struct {
+	PageID         int64
+	ServerVersion  int
+	ServerContent  string
+	ServerTitle    string
+	Diff           DiffView
+	SameContent    bool
+	ServerModified time.Time
+}
+
+// DiffView is a line diff ready to show.
+type DiffView struct {
+	Adds, Dels int
+	Hunks      []HunkView
+}
+
+// HunkView is one hunk: its "@@ … @@" header and lines.
+type HunkView struct {
+	Header string
+	Lines  []DiffLineView
+}
+
+// DiffLineView is one diff line: Kind is "equal", "insert" or "delete".
+type DiffLineView struct {
+	Kind string
+	Text string
+}
+
+// Revisions is the revisions panel: newest first, with the selected one's diff to the one before.
+type Revisions struct {
+	PageID int64
+	Rows   []RevisionRow
+	// More is the URL of older revisions ("" when there are none).
+	More string
+}
+
+// RevisionRow is one revision in the list.
+type RevisionRow struct {
+	ID         int64
+	Version    int
+	EditSource string
+	Bytes      int
+	At         time.Time
+	Current    bool
+}
+
+// RevisionDetail is one revision's diff against the one before it, with Restore.
+type RevisionDetail struct {
+	PageID     int64
+	ID         int64
+	Version    int
+	EditSource string
+	At         time.Time
+	First      bool
+	Current    bool
+	Diff       DiffView
+}
+
+// ProposalView is a proposal under its assistant message.
+type ProposalView struct {
+	ID        int64
+	PageID    int64
+	Kind      string // "full_replacement" or "section_patch"
+	Status    string // "pending", "accepted", "rejected", "superseded"
+	Summary   string
+	Reasoning string
+	Stale     bool
+	Reason    string
+	Note      string
+	Unchanged bool
+	// Diff is the full replacement's diff; Rows the section patch's changed sections.
+	Diff DiffView
+	Rows []ProposalRow
+	// Selected lists the rows checked (kept across re-renders).
+	Selected map[int]bool
+	// Version is the page version this view was computed against; Accept sends it back.
+	Version int
+	// Error is a message from the last action (e.g. a 409).
+	Error string
+	// Redo lets the person ask the assistant again on the current text: where to post and what.
+	RedoURL, RedoQuery, RedoKey string
+	// Sync, when set, updates the editor out of band (after Accept or Undo).
+	Sync *PageSync
+}
+
+// ProposalRow is one changed section of a section patch.
+type ProposalRow struct {
+	Index  int
+	Label  string
+	Change string // "changed", "new", "removed"
+	Diff   DiffView
+}
+
+func pageURL(id int64, suffix string) string {
+	return "/pages/" + strconv.FormatInt(id, 10) + suffix
+}
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }
+
+func proposalID(id int64) string { return "proposal-" + strconv.FormatInt(id, 10) }
+
+func dateLabel(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") }
+
+func selectedCount(m map[int]bool) int {
+	n := 0
+	for _, v := range m {
+		if v {
+			n++
+		}
+	}
+	return n
+}
+
+// titleOr is the title, or "Untitled" for an empty one.
+func titleOr(t string) string {
+	if t == "" {
+		return "Untitled"
+	}
+	return t
+}
+
+// redoVals are the form values of the "ask again" button: the original request, a fresh key.
+func redoVals(p ProposalView) string {
+	b, _ := json.Marshal(map[string]string{"query": p.RedoQuery, "idempotency_key": p.RedoKey})
+	return string(b)
+}
+
+// PagePostURL is where the page chat's composer posts: a new chat about the page, or a follow-up.
+func PagePostURL(pageID, exchangeID int64) string {
+	if exchangeID == 0 {
+		return pageURL(pageID, "/chats")
+	}
+	return pageURL(pageID, "/chats/"+i64(exchangeID)+"/messages")
+}
