@@ -1,7 +1,6 @@
 package handlers
 
 import (
-
 	"net/http"
 	"strconv"
 
@@ -177,4 +176,3 @@ func proposalIDs(c echo.Context) (pageID, id int64, err error) {
 	id, err = pathID(c, "pid")
 	return
 }
-

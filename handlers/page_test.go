@@ -297,9 +297,9 @@ func TestSaveBasedOnOldVersionIsAConflictThatOverwritesNothing(t *testing.T) {
 		t.Fatalf("revisions = %v, want one coalesced user revision", got)
 	}
 	for name, form := range map[string]url.Values{
-		"invalid UTF-8": {"version": {"3"}, "title": {"Notes"}, "content": {"a\xffb"}},
-		"NUL":           {"version": {"3"}, "title": {"Notes"}, "content": {"a\x00b"}},
-		"no version":    {"title": {"Notes"}, "content": {"x"}},
+		"invalid UTF-8":  {"version": {"3"}, "title": {"Notes"}, "content": {"a\xffb"}},
+		"NUL":            {"version": {"3"}, "title": {"Notes"}, "content": {"a\x00b"}},
+		"no version":     {"title": {"Notes"}, "content": {"x"}},
 		"two-line title": {"version": {"3"}, "title": {"a\nb"}, "content": {"x"}},
 	} {
 		if res := htmxPost(c, fmt.Sprintf("/pages/%d/save", id), form); res.Status != http.StatusBadRequest {

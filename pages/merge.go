@@ -117,4 +117,3 @@ func splitLines(s string) []string {
 	}
 	return out
 }
-
