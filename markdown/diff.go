@@ -82,86 +82,46 @@ func LineDiff(old, new string) Diff {
 // change; a negative context puts every line of both texts into one hunk
 // (useful to show a whole section).
 func LineDiffContext(old, new string, context int) Diff {
-	a, b := splitLinesKeepEOL(old), splitLinesKeepEOL(new)
 	var d Diff
 	if old == new {
 		return d
 	}
-
-	// Every line of both texts in order, with the position reached on each
-	// side before it (needed for hunk starts on the side a line is not in).
-	type op struct {
-		DiffLine
-		oldPos, newPos int
+	a, b := splitLinesKeepEOL(old), splitLinesKeepEOL(new)
+	if context < 0 {
+		context = max(len(a), len(b))
 	}
-	var ops []op
-	i, j := 0, 0
-	add := func(kind LineKind, text string) {
+	// Walk the changes, emitting only the lines of hunks: each change with up to context
+	// unchanged lines either side; changes at most 2×context lines apart share a hunk.
+	i, j := 0, 0 // the next line of each text
+	var h *Hunk
+	line := func(kind LineKind, text string) {
 		l := DiffLine{Kind: kind}
 		l.Content, l.EOL = cutEOL(text)
-		o := op{DiffLine: l, oldPos: i, newPos: j}
 		switch kind {
 		case LineEqual:
-			i++
-			j++
-			o.OldLine, o.NewLine = i, j
+			i, j = i+1, j+1
+			l.OldLine, l.NewLine = i, j
+			h.OldCount++
+			h.NewCount++
 		case LineDelete:
 			i++
-			o.OldLine = i
+			l.OldLine = i
+			h.OldCount++
 			d.Dels++
 		case LineInsert:
 			j++
-			o.NewLine = j
+			l.NewLine = j
+			h.NewCount++
 			d.Adds++
 		}
-		ops = append(ops, o)
+		h.Lines = append(h.Lines, l)
 	}
-	for _, c := range lcs.DiffLines(a, b) {
-		for i < c.Start {
-			add(LineEqual, a[i])
-		}
-		for i < c.End {
-			add(LineDelete, a[i])
-		}
-		for j < c.ReplEnd {
-			add(LineInsert, b[j])
+	equal := func(n int) {
+		for range n {
+			line(LineEqual, a[i])
 		}
 	}
-	for i < len(a) {
-		add(LineEqual, a[i])
-	}
-
-	// Group changes into hunks: a hunk spans its changes plus context lines
-	// either side; changes closer than 2×context share a hunk.
-	var spans [][2]int // [first, last] op index of each hunk
-	for k, o := range ops {
-		if o.Kind == LineEqual {
-			continue
-		}
-		lo, hi := k-context, k+context
-		if context < 0 {
-			lo, hi = 0, len(ops)-1
-		}
-		lo, hi = max(lo, 0), min(hi, len(ops)-1)
-		if n := len(spans); n > 0 && lo <= spans[n-1][1]+1 {
-			spans[n-1][1] = max(spans[n-1][1], hi)
-			continue
-		}
-		spans = append(spans, [2]int{lo, hi})
-	}
-	for _, sp := range spans {
-		h := Hunk{Lines: make([]DiffLine, 0, sp[1]-sp[0]+1)}
-		for _, o := range ops[sp[0] : sp[1]+1] {
-			h.Lines = append(h.Lines, o.DiffLine)
-			if o.Kind != LineInsert {
-				h.OldCount++
-			}
-			if o.Kind != LineDelete {
-				h.NewCount++
-			}
-		}
-		first := ops[sp[0]]
-		h.OldStart, h.NewStart = first.oldPos+1, first.newPos+1
+	finish := func() {
 		if h.OldCount == 0 {
 			h.OldStart--
 		}
@@ -169,7 +129,32 @@ func LineDiffContext(old, new string, context int) Diff {
 			h.NewStart--
 		}
 		h.Header = fmt.Sprintf("@@ -%s +%s @@", hunkRange(h.OldStart, h.OldCount), hunkRange(h.NewStart, h.NewCount))
-		d.Hunks = append(d.Hunks, h)
+		d.Hunks = append(d.Hunks, *h)
+	}
+	for _, c := range diffLines(a, b) {
+		gap := c.Start - i
+		if h != nil && gap <= 2*context {
+			equal(gap)
+		} else {
+			if h != nil {
+				equal(context)
+				finish()
+			}
+			skip := max(c.Start-context-i, 0)
+			i, j = i+skip, j+skip
+			h = &Hunk{OldStart: i + 1, NewStart: j + 1}
+			equal(c.Start - i)
+		}
+		for i < c.End {
+			line(LineDelete, a[i])
+		}
+		for j < c.ReplEnd {
+			line(LineInsert, b[j])
+		}
+	}
+	if h != nil {
+		equal(min(context, len(a)-i))
+		finish()
 	}
 	return d
 }
@@ -222,4 +207,25 @@ func Unified(oldLabel, newLabel, old, new string) string {
 		}
 	}
 	return b.String()
+}
+
+// diffLines is lcs.DiffLines after setting aside the lines both texts start and end with, so a
+// small edit of a long page costs a scan, not a search over every line.
+func diffLines(a, b []string) []lcs.Diff {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	q := 0
+	for q < len(a)-p && q < len(b)-p && a[len(a)-1-q] == b[len(b)-1-q] {
+		q++
+	}
+	diffs := lcs.DiffLines(a[p:len(a)-q], b[p:len(b)-q])
+	for i := range diffs {
+		diffs[i].Start += p
+		diffs[i].End += p
+		diffs[i].ReplStart += p
+		diffs[i].ReplEnd += p
+	}
+	return diffs
 }

@@ -458,7 +458,7 @@ func splice(o Outline, doc string, start, end int, piece, eol string) (string, e
 			p = eol + p // and one before it
 		}
 		out := before + p + doc[end:]
-		if sameStructure(o, Split(out), split(p, start == 0), start, end, len(p)) {
+		if sameStructure(o, out, split(p, start == 0), start, end, len(p)) {
 			return out, nil
 		}
 	}
@@ -467,11 +467,25 @@ func splice(o Outline, doc string, start, end int, piece, eol string) (string, e
 
 // sameStructure checks the sections of an edited document against the
 // ones expected from the original outline and the inserted piece.
-func sameStructure(old, got, piece Outline, start, end, pieceLen int) bool {
+//
+// It parses only the stretch of out that can differ: from the last heading
+// wholly before start (a top-level heading leaves no block open, so parsing
+// can start there) to the end of the first old heading after the edit.
+// When that heading is still found where it should be, everything after
+// it is the old text in the same parser state, so its sections are the old
+// ones, shifted.
+func sameStructure(old Outline, out string, piece Outline, start, end, pieceLen int) bool {
 	type head struct{ start, level int }
+	anchor := 0
+	for _, s := range old.Sections {
+		if s.Start+len(s.Heading) > start {
+			break // a heading the edit touches (or follows) leaves no known state
+		}
+		anchor = s.Start
+	}
 	var want []head
 	for _, s := range old.Sections {
-		if s.Start < start {
+		if s.Start >= anchor && s.Start < start {
 			want = append(want, head{s.Start, s.Level})
 		}
 	}
@@ -479,16 +493,20 @@ func sameStructure(old, got, piece Outline, start, end, pieceLen int) bool {
 		want = append(want, head{start + s.Start, s.Level})
 	}
 	shift := pieceLen - (end - start)
+	stop := len(out)
 	for _, s := range old.Sections {
 		if s.Start >= end {
 			want = append(want, head{s.Start + shift, s.Level})
+			stop = s.Start + shift + len(s.Heading)
+			break
 		}
 	}
+	got := split(out[anchor:stop], anchor == 0)
 	if len(want) != len(got.Sections) {
 		return false
 	}
 	for k, s := range got.Sections {
-		if want[k] != (head{s.Start, s.Level}) {
+		if want[k] != (head{anchor + s.Start, s.Level}) {
 			return false
 		}
 	}

@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -390,6 +391,9 @@ func FuzzSectionEdits(f *testing.F) {
 			}
 			out, err := ReplaceSection(doc, target, "## New\nbody\n")
 			check("replace", out, err)
+			if i, ferr := o.Find(target); err == nil && ferr == nil && i >= 0 && o.Sections[i].Start == s.Start {
+				checkPatched(t, doc, out, s)
+			}
 			out, err = RemoveSection(doc, target)
 			check("remove", out, err)
 			out, err = AppendToSection(doc, target, "more text")
@@ -400,4 +404,59 @@ func FuzzSectionEdits(f *testing.F) {
 			check("rename", out, err)
 		}
 	})
+}
+
+// checkPatched pins the invariants of a replaced section s: the whole document splits into
+// exactly the untouched sections, byte-identical (shifted after the edit), with the new section
+// found where the old one was.
+func checkPatched(t *testing.T, doc, out string, s Section) {
+	t.Helper()
+	old, got := Split(doc), Split(out)
+	if !strings.HasPrefix(out, doc[:s.Start]) || !strings.HasSuffix(out, doc[s.End:]) {
+		t.Fatalf("replace %q changed text outside the section", s.Title)
+	}
+	shift := len(out) - len(doc)
+	var want []string
+	for _, o := range old.Sections {
+		switch {
+		case o.Start < s.Start:
+			want = append(want, fmt.Sprintf("%d %d %q", o.Start, o.Level, o.Heading))
+		case o.Start == s.Start:
+			want = append(want, "new")
+		case o.Start >= s.End:
+			want = append(want, fmt.Sprintf("%d %d %q", o.Start+shift, o.Level, o.Heading))
+		}
+	}
+	var have []string
+	for _, g := range got.Sections {
+		if g.Start >= s.Start && g.Start < s.End+shift {
+			if g.Title == "New" && g.Level == 2 {
+				have = append(have, "new")
+			} else {
+				have = append(have, fmt.Sprintf("inside %d %q", g.Start, g.Heading))
+			}
+			continue
+		}
+		have = append(have, fmt.Sprintf("%d %d %q", g.Start, g.Level, g.Heading))
+	}
+	if strings.Join(have, "|") != strings.Join(want, "|") {
+		t.Fatalf("replace %q: sections\n%v\nwant\n%v", s.Title, have, want)
+	}
+	for _, o := range old.Sections {
+		if o.Start >= s.End {
+			i := indexAt(got, o.Start+shift)
+			if i < 0 || got.Sections[i].Heading+got.Sections[i].Body != o.Heading+o.Body {
+				t.Fatalf("replace %q: section %q after it changed", s.Title, o.Title)
+			}
+		}
+	}
+}
+
+func indexAt(o Outline, start int) int {
+	for i, s := range o.Sections {
+		if s.Start == start {
+			return i
+		}
+	}
+	return -1
 }
