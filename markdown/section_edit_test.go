@@ -460,3 +460,33 @@ func indexAt(o Outline, start int) int {
 	}
 	return -1
 }
+
+// Every real document: replacing one section (one whose heading is unique, near the middle)
+// leaves every other section byte-identical and the new one found in its place.
+func TestPatchingOneSectionOfEachRealPageLeavesTheOthersByteIdentical(t *testing.T) {
+	for name, doc := range readPages(t) {
+		t.Run(name, func(t *testing.T) {
+			o := Split(doc)
+			patched := 0
+			for k := len(o.Sections) / 2; k < len(o.Sections) && patched < 3; k++ {
+				s := o.Sections[k]
+				target := strings.Repeat("#", s.Level) + " " + s.Title
+				if i, err := o.Find(target); err != nil || i != k {
+					continue // ambiguous headings are their own test
+				}
+				out, err := ReplaceSection(doc, target, "## New\nbody\n")
+				if err != nil {
+					t.Fatalf("replace %q: %v", target, err)
+				}
+				checkPatched(t, doc, out, s)
+				if LineEnding(doc) == "\r\n" && strings.Count(out, "\n") != strings.Count(out, "\r\n") {
+					t.Fatal("the patch mixed LF into a CRLF page")
+				}
+				patched++
+			}
+			if patched == 0 {
+				t.Fatal("no section with a unique heading to patch")
+			}
+		})
+	}
+}
