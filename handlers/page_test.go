@@ -432,3 +432,56 @@ func TestSectionPatchRowsApplyOnlyTheSelectedSections(t *testing.T) {
 		t.Fatalf("got\n%q\nwant\n%q", got, want)
 	}
 }
+
+func TestPageChatHistorySwitchDeleteAndClear(t *testing.T) {
+	app, c := signedIn(t)
+	id := newPage(t, c, "Report", methodsPage)
+	first, _ := askPage(t, app, c, id, "add a table of contents")
+	second, _ := askPage(t, app, c, id, "remove section Results")
+	third, _ := askPage(t, app, c, id, "rename section Results to Findings")
+
+	// The editor resumes the latest conversation and lists all three.
+	ed := c.Get(fmt.Sprintf("/pages/%d/edit", id))
+	if !strings.Contains(ed.Body, "rename section Results to Findings") || strings.Count(ed.Body, "data-page-chat=") != 3 {
+		t.Fatalf("editor: %d chats listed", strings.Count(ed.Body, "data-page-chat="))
+	}
+	// Switching shows the other conversation.
+	sw := htmxGet(c, fmt.Sprintf("/pages/%d/chats/%d", id, first))
+	if sw.Status != http.StatusOK || !strings.Contains(sw.Body, "add a table of contents") || strings.Contains(sw.Body, "remove section Results</div>") {
+		t.Fatalf("switch: %d", sw.Status)
+	}
+	// Page chats stay out of the general chat history.
+	if general := c.Get("/chat/new"); strings.Contains(general.Body, "table of contents") {
+		t.Fatal("a page chat shows in the general history")
+	}
+	// Delete one, then clear the rest.
+	res := htmxPost(c, fmt.Sprintf("/pages/%d/chats/delete", id), url.Values{"id": {fmt.Sprint(second)}})
+	if res.Status != http.StatusOK || strings.Count(res.Body, "data-page-chat=") != 2 {
+		t.Fatalf("delete one: %d, %d left", res.Status, strings.Count(res.Body, "data-page-chat="))
+	}
+	if r := htmxGet(c, fmt.Sprintf("/pages/%d/chats/%d", id, second)); r.Status != http.StatusNotFound {
+		t.Fatalf("a deleted chat opens: %d", r.Status)
+	}
+	if r := htmxPost(c, fmt.Sprintf("/pages/%d/chats/delete", id), url.Values{}); r.Status != http.StatusBadRequest {
+		t.Fatalf("delete with nothing selected: %d", r.Status)
+	}
+	res = htmxPost(c, fmt.Sprintf("/pages/%d/chats/delete", id), url.Values{"all": {"true"}})
+	if res.Status != http.StatusOK || !strings.Contains(res.Body, "No conversations yet") {
+		t.Fatalf("clear all: %d %s", res.Status, res.Body)
+	}
+	if r := htmxGet(c, fmt.Sprintf("/pages/%d/chats/%d", id, third)); r.Status != http.StatusNotFound {
+		t.Fatalf("a cleared chat opens: %d", r.Status)
+	}
+	// Another user cannot open or delete them.
+	other := app.Client(t)
+	other.SignUp("bob@example.com", "correct horse")
+	if r := htmxGet(other, fmt.Sprintf("/pages/%d/chats/%d", id, first)); r.Status != http.StatusNotFound {
+		t.Fatalf("another user's switch: %d", r.Status)
+	}
+}
+
+func htmxGet(c *handlerstest.Client, path string) handlerstest.Response {
+	req, _ := http.NewRequest(http.MethodGet, c.URL(path), nil)
+	req.Header.Set("HX-Request", "true")
+	return c.Do(req)
+}
