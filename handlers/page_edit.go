@@ -33,11 +33,16 @@ func (a *app) showPage(c echo.Context) error {
 // showEditor is the split pane: the editor, and the chat panel resuming the viewer's latest chat
 // about the page (or the one ?chat= names).
 func (a *app) showEditor(c echo.Context) error {
-	ctx := c.Request().Context()
 	p, err := a.viewerPage(c)
 	if err != nil {
 		return err
 	}
+	return a.renderEditor(c, p, nil)
+}
+
+// renderEditor renders the editor of page p, its side panel on the chat, or on revisions when given.
+func (a *app) renderEditor(c echo.Context, p db.Page, revisions *views.Revisions) error {
+	ctx := c.Request().Context()
 	u := viewer(c)
 	chats, err := a.store.PageExchanges(ctx, u.ID, p.ID, pageChatListSize)
 	if err != nil {
@@ -61,7 +66,7 @@ func (a *app) showEditor(c echo.Context) error {
 		return err
 	}
 	v := views.PageEditor{Page: page(c, pageTitle(p.Title), "pages"), ID: p.ID, Title: p.Title, Content: p.Content,
-		Version: p.Version, Chat: pane, History: pageChatItems(chats, p.ID, exchangeID)}
+		Version: p.Version, Chat: pane, History: pageChatItems(chats, p.ID, exchangeID), Revisions: revisions}
 	return render(c, http.StatusOK, views.PageEditorView(v))
 }
 

@@ -16,19 +16,19 @@ import (
 const revisionsPageSize = 50
 
 // showRevisions is the revisions panel (newest first; ?before=<version> for older ones). A full
-// navigation gets the editor instead, which has the panel.
+// navigation gets the editor with the panel open.
 func (a *app) showRevisions(c echo.Context) error {
 	p, err := a.viewerPage(c)
 	if err != nil {
 		return err
 	}
-	if !isFragment(c) {
-		return c.Redirect(http.StatusSeeOther, editURL(p.ID))
-	}
 	before, _ := strconv.Atoi(c.QueryParam("before"))
 	v, err := a.revisionsView(c, p, max(before, 0))
 	if err != nil {
 		return err
+	}
+	if !isFragment(c) {
+		return a.renderEditor(c, p, &v)
 	}
 	return render(c, http.StatusOK, views.RevisionsView(v))
 }

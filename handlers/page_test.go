@@ -485,3 +485,39 @@ func htmxGet(c *handlerstest.Client, path string) handlerstest.Response {
 	req.Header.Set("HX-Request", "true")
 	return c.Do(req)
 }
+
+func TestRevisionsListDiffAndRestore(t *testing.T) {
+	app, c := signedIn(t)
+	id := newPage(t, c, "Notes", "first\n")
+	_, answer := askPage(t, app, c, id, "rewrite the page as second")
+	if res := accept(c, id, proposalOf(t, answer), 1); res.Status != http.StatusOK {
+		t.Fatalf("accept: %d", res.Status)
+	}
+	full := c.Get(fmt.Sprintf("/pages/%d/revisions", id))
+	if full.Status != http.StatusOK || !strings.Contains(full.Body, `id="page-editor"`) || strings.Count(full.Body, "data-revision=") != 2 {
+		t.Fatalf("revisions page: %d, %d rows", full.Status, strings.Count(full.Body, "data-revision="))
+	}
+	var revs []int64
+	if err := app.Store.DB.Select(&revs, `SELECT id FROM page_revisions WHERE page_id = $1 ORDER BY version`, id); err != nil {
+		t.Fatal(err)
+	}
+	diff := htmxGet(c, fmt.Sprintf("/pages/%d/revisions/%d", id, revs[1]))
+	if !strings.Contains(diff.Body, `data-kind="delete">- first`) || !strings.Contains(diff.Body, `data-kind="insert">+ second`) {
+		t.Fatalf("diff to the previous revision: %s", diff.Body)
+	}
+	res := htmxPost(c, fmt.Sprintf("/pages/%d/revisions/%d/restore", id, revs[0]), url.Values{})
+	if res.Status != http.StatusOK || !strings.Contains(res.Body, `id="page-sync"`) {
+		t.Fatalf("restore: %d", res.Status)
+	}
+	if got := storedPage(t, app, id).Content; got != "first\n" {
+		t.Fatalf("after restore: %q", got)
+	}
+	if got := revisionSources(t, app, id); strings.Join(got, ",") != "user,agent,restore" {
+		t.Fatalf("revisions = %v", got)
+	}
+	other := app.Client(t)
+	other.SignUp("bob@example.com", "correct horse")
+	if r := htmxPost(other, fmt.Sprintf("/pages/%d/revisions/%d/restore", id, revs[1]), url.Values{}); r.Status != http.StatusNotFound {
+		t.Fatalf("another user's restore: %d", r.Status)
+	}
+}

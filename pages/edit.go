@@ -47,8 +47,9 @@ type Edit struct {
 
 // Bounds of what an assistant may propose.
 const (
-	// MaxContentBytes bounds a page and any proposed content (1 MiB).
-	MaxContentBytes = 1 << 20
+	// MaxContentBytes bounds a page and any proposed content (1 MB, leaving room in a 1 MiB
+	// request for the rest of the form).
+	MaxContentBytes = 1_000_000
 	maxReasoning    = 4000
 )
 

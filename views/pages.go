@@ -47,6 +47,8 @@ type PageEditor struct {
 	Version int
 	Chat    ChatPane
 	History []PageChatItem
+	// Revisions, when set, opens the side panel on the revisions instead of the chat.
+	Revisions *Revisions
 }
 
 // PageChatItem is one conversation in the page chat's history list.

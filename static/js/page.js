@@ -58,7 +58,10 @@
     if (s.inflight) { s.queued = true; return s.inflight; }
     if (s.conflict || !dirty(s)) return Promise.resolve();
     var sent = current();
-    var body = new URLSearchParams({ title: sent.title, content: sent.content, version: String(s.version) });
+    var body = new FormData(); // multipart: no URL-encoding growth, so a page near the size limit fits
+    body.append("title", sent.title);
+    body.append("content", sent.content);
+    body.append("version", String(s.version));
     setStatus("Saving…");
     s.inflight = fetch(s.url, {
       method: "POST", body: body, credentials: "same-origin",
@@ -169,7 +172,8 @@
     box.classList.toggle("hidden", !on);
     text.classList.toggle("hidden", on);
     if (!on) return;
-    var body = new URLSearchParams({ content: text.value });
+    var body = new FormData();
+    body.append("content", text.value);
     fetch($("page-editor").getAttribute("data-preview-url"), {
       method: "POST", body: body, credentials: "same-origin", headers: { "X-CSRF-Token": csrfToken() }
     }).then(function (r) { return r.text(); }).then(function (html) { box.innerHTML = html; }); // sanitised on the server
