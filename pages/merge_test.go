@@ -6,7 +6,7 @@ func TestMerge3(t *testing.T) {
 	base := "a\nb\nc\nd\ne\n"
 	for _, tc := range []struct {
 		name, mine, theirs, want string
-		ok                         bool
+		ok                       bool
 	}{
 		{"only mine changed", "a\nB\nc\nd\ne\n", base, "a\nB\nc\nd\ne\n", true},
 		{"only theirs changed", base, "a\nb\nc\nD\ne\n", "a\nb\nc\nD\ne\n", true},
