@@ -95,7 +95,7 @@ func Check(e Edit, originalHash, current string) Review {
 		}
 		r.Proposed = proposed
 		r.Unchanged = proposed == current
-		r.plan, r.prefix, r.suffix, r.Rows = sectionRows(current, proposed)
+		r.plan, r.prefix, r.suffix, r.Rows = sectionRows(o, markdown.Split(proposed))
 		r.eol = markdown.LineEnding(current)
 		return r
 	}
@@ -168,8 +168,7 @@ type unit struct {
 	key, label, text string
 }
 
-func units(doc string) []unit {
-	o := markdown.Split(doc)
+func units(o markdown.Outline) []unit {
 	var out []unit
 	if o.Preamble != "" {
 		out = append(out, unit{key: "0", label: "(preamble)", text: o.Preamble})
@@ -190,7 +189,7 @@ func units(doc string) []unit {
 // rows, except that a removed section directly replaced by a new one is one "changed" row (a
 // rename). Joining prefix, the old (or new) text of every piece and suffix gives current (or
 // proposed) back exactly.
-func sectionRows(current, proposed string) ([]piece, string, string, []Row) {
+func sectionRows(current, proposed markdown.Outline) ([]piece, string, string, []Row) {
 	a, b := units(current), units(proposed)
 	lo := 0
 	for lo < len(a) && lo < len(b) && a[lo].text == b[lo].text {

@@ -2,6 +2,7 @@ package pages
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -155,5 +156,27 @@ func TestRemoveAndAddPatches(t *testing.T) {
 	got, err = r.Apply(allRows(r))
 	if err != nil || !strings.Contains(got, "First.\n\n## Discussion\n\nTalk.\n\n## Results") {
 		t.Fatalf("add after Methods (with its subsection): %q %v", got, err)
+	}
+}
+
+// BenchmarkReviewLargePage reviews a section patch on a 1 MB page with 2,000 sections, as the
+// proposal panel does on every save: find, patch, split the result, line up the rows.
+func BenchmarkReviewLargePage(b *testing.B) {
+	var s strings.Builder
+	s.WriteString("# Handbook\n\n")
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&s, "## Section %d\n\n%s\n\n", i, strings.Repeat("Some words of the section body. ", 15))
+	}
+	page := s.String()
+	e, err := NewSectionPatch(page, "", "## Section 1000", "## Section 1000\n\nNew text.\n", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	hash := markdown.ContentHash(page)
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		if r := Check(e, hash, page); r.Stale || len(r.Rows) != 1 {
+			b.Fatal("unexpected review")
+		}
 	}
 }
