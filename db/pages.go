@@ -51,12 +51,11 @@ type Revision struct {
 	CreatedAt  time.Time `db:"created_at"`
 }
 
-// RevisionSummary is one row of the revisions panel: no content, its size in bytes.
+// RevisionSummary is one row of the revisions panel (no content).
 type RevisionSummary struct {
 	ID         int64     `db:"id"`
 	Version    int       `db:"version"`
 	EditSource string    `db:"edit_source"`
-	Bytes      int       `db:"bytes"`
 	CreatedAt  time.Time `db:"created_at"`
 }
 
@@ -248,7 +247,7 @@ func (s *Store) RestoreRevision(ctx context.Context, ownerID, pageID, revisionID
 // (0: from the newest). The page must be the owner's and live.
 func (s *Store) Revisions(ctx context.Context, ownerID, pageID int64, before, limit int) ([]RevisionSummary, error) {
 	var rows []RevisionSummary
-	err := s.DB.SelectContext(ctx, &rows, `SELECT r.id, r.version, r.edit_source, octet_length(r.content) AS bytes, r.created_at
+	err := s.DB.SelectContext(ctx, &rows, `SELECT r.id, r.version, r.edit_source, r.created_at
 		FROM page_revisions r JOIN pages p ON p.id = r.page_id
 		WHERE r.page_id = $1 AND p.owner_id = $2 AND p.deleted_at IS NULL AND ($3 = 0 OR r.version < $3)
 		ORDER BY r.version DESC LIMIT $4`, pageID, ownerID, before, limit)

@@ -98,7 +98,7 @@ func (a *app) savePage(c echo.Context) error {
 	if errors.As(err, &conflict) {
 		cur := conflict.Current
 		v := views.SaveConflict{PageID: cur.ID, ServerVersion: cur.Version, ServerContent: cur.Content, ServerTitle: cur.Title,
-			Diff: diffView(markdown.LineDiff(cur.Content, content)), SameContent: cur.Content == content, ServerModified: cur.UpdatedAt}
+			Diff: diffView(markdown.LineDiff(cur.Content, content))}
 		return render(c, http.StatusConflict, views.SaveConflictView(v))
 	}
 	if err != nil {

@@ -45,8 +45,7 @@ func (a *app) revisionsView(c echo.Context, p db.Page, before int) (views.Revisi
 		v.More = "/pages/" + strconv.FormatInt(p.ID, 10) + "/revisions?before=" + strconv.Itoa(rows[len(rows)-1].Version)
 	}
 	for _, r := range rows {
-		v.Rows = append(v.Rows, views.RevisionRow{ID: r.ID, Version: r.Version, EditSource: r.EditSource, Bytes: r.Bytes,
-			At: r.CreatedAt, Current: p.CurrentRevisionID != nil && *p.CurrentRevisionID == r.ID})
+		v.Rows = append(v.Rows, views.RevisionRow{ID: r.ID, Version: r.Version, EditSource: r.EditSource, At: r.CreatedAt, Current: p.CurrentRevisionID != nil && *p.CurrentRevisionID == r.ID})
 	}
 	return v, nil
 }

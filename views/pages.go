@@ -65,7 +65,6 @@ type PageChatItem struct {
 type PageChatHistory struct {
 	PageID int64
 	Items  []PageChatItem
-	OOB    bool
 }
 
 // PageSync carries the page as stored to the editor after a change made on the server (an
@@ -79,13 +78,11 @@ type PageSync struct {
 // SaveConflict is what a save based on an old version answers: the stored version and the diff
 // from it to what the person has, for them to choose.
 type SaveConflict struct {
-	PageID         int64
-	ServerVersion  int
-	ServerContent  string
-	ServerTitle    string
-	Diff           DiffView
-	SameContent    bool
-	ServerModified time.Time
+	PageID        int64
+	ServerVersion int
+	ServerContent string
+	ServerTitle   string
+	Diff          DiffView
 }
 
 // DiffView is a line diff ready to show.
@@ -119,7 +116,6 @@ type RevisionRow struct {
 	ID         int64
 	Version    int
 	EditSource string
-	Bytes      int
 	At         time.Time
 	Current    bool
 }
