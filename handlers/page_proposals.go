@@ -32,7 +32,7 @@ func (a *app) showProposal(c echo.Context) error {
 	}
 	params, _ := c.FormParams()
 	_, refresh := params["version"]
-	v, err := a.proposalView(c, pr, p, selectedRows(params["row"]), !refresh)
+	v, err := a.proposalView(c, pr, p, selectedRows(params["row"]), !refresh, c.QueryParam("place"))
 	if err != nil {
 		return err
 	}
@@ -54,6 +54,7 @@ func (a *app) acceptProposal(c echo.Context) error {
 	}
 	params, _ := c.FormParams()
 	rows := selectedRows(params["row"])
+	place := c.FormValue("place")
 	ctx := c.Request().Context()
 	u := viewer(c)
 	p, err := a.store.AcceptProposal(ctx, u.ID, pageID, id, func(page db.Page, pr db.Proposal) (string, error) {
@@ -64,13 +65,16 @@ func (a *app) acceptProposal(c echo.Context) error {
 		if err != nil {
 			return "", err
 		}
+		if _, chosen := params["place"]; chosen {
+			edit = edit.At(page.Content, place)
+		}
 		var picked []int
 		for i := range rows {
 			picked = append(picked, i)
 		}
 		return pages.Check(edit, pr.OriginalContentHash, page.Content).Apply(picked)
 	})
-	return a.answerDecision(c, pageID, id, p, err, rows)
+	return a.answerDecision(c, pageID, id, p, err, rows, place)
 }
 
 // rejectProposal marks a proposal rejected (it stays rejected after a reload).
@@ -81,7 +85,7 @@ func (a *app) rejectProposal(c echo.Context) error {
 	}
 	u := viewer(c)
 	err = a.store.RejectProposal(c.Request().Context(), u.ID, pageID, id)
-	return a.answerDecision(c, pageID, id, db.Page{}, err, nil)
+	return a.answerDecision(c, pageID, id, db.Page{}, err, nil, "")
 }
 
 // undoProposal restores the revision before an accepted proposal (a `restore` revision) and makes
@@ -92,13 +96,13 @@ func (a *app) undoProposal(c echo.Context) error {
 		return err
 	}
 	p, err := a.store.UndoProposal(c.Request().Context(), viewer(c).ID, pageID, id)
-	return a.answerDecision(c, pageID, id, p, err, nil)
+	return a.answerDecision(c, pageID, id, p, err, nil, "")
 }
 
 // answerDecision answers an accept, reject or undo with the proposal's panel as it now reads. A
 // Conflict or Invalid error is shown in the panel (status 409 or 400); the editor gets the page
 // out of band when changed (a non-zero page).
-func (a *app) answerDecision(c echo.Context, pageID, id int64, changed db.Page, decideErr error, rows map[int]bool) error {
+func (a *app) answerDecision(c echo.Context, pageID, id int64, changed db.Page, decideErr error, rows map[int]bool, place string) error {
 	code := fault.CodeOf(decideErr)
 	if decideErr != nil && code != fault.Conflict && code != fault.Invalid {
 		return decideErr
@@ -119,7 +123,7 @@ func (a *app) answerDecision(c echo.Context, pageID, id int64, changed db.Page, 
 		}
 		return c.Redirect(http.StatusSeeOther, editURL(pageID))
 	}
-	v, err := a.proposalView(c, pr, p, rows, false)
+	v, err := a.proposalView(c, pr, p, rows, false, place)
 	if err != nil {
 		return err
 	}
@@ -134,17 +138,25 @@ func (a *app) answerDecision(c echo.Context, pageID, id int64, changed db.Page, 
 	return render(c, status, views.ProposalPanel(v))
 }
 
-// proposalView reviews a stored proposal against the page. selectAll checks every row.
-func (a *app) proposalView(c echo.Context, pr db.Proposal, p db.Page, rows map[int]bool, selectAll bool) (views.ProposalView, error) {
+// proposalView reviews a stored proposal against the page. selectAll checks every row; place is
+// where the person put the new section of a patch that adds one ("": where the assistant put it).
+func (a *app) proposalView(c echo.Context, pr db.Proposal, p db.Page, rows map[int]bool, selectAll bool, place string) (views.ProposalView, error) {
 	edit, err := pages.ParseEdit(pr.Body)
 	if err != nil {
 		return views.ProposalView{}, err
+	}
+	if place != "" || c.QueryParams().Has("place") || c.Request().PostForm.Has("place") {
+		edit = edit.At(p.Content, place)
 	}
 	v := views.ProposalView{ID: pr.ID, PageID: pr.PageID, Kind: pr.Kind, Status: pr.Status, Summary: edit.Summary(),
 		Reasoning: edit.Reasoning, Version: p.Version, Selected: map[int]bool{}}
 	if pr.Status != db.ProposalPending {
 		return v, nil
 	}
+	for _, pl := range edit.Places(p.Content) {
+		v.Places = append(v.Places, views.Place{Value: pl.Target, Label: pl.Label})
+	}
+	v.Place = edit.Target
 	r := pages.Check(edit, pr.OriginalContentHash, p.Content)
 	v.Stale, v.Reason, v.Note, v.Unchanged = r.Stale, r.Reason, r.Note, r.Unchanged
 	v.Diff = diffView(r.Diff)

@@ -521,3 +521,36 @@ func TestRevisionsListDiffAndRestore(t *testing.T) {
 		t.Fatalf("another user's restore: %d", r.Status)
 	}
 }
+
+func TestNewSectionGoesWhereThePersonChooses(t *testing.T) {
+	app, c := signedIn(t)
+	id := newPage(t, c, "Report", methodsPage)
+	_, answer := askPage(t, app, c, id, `add a section "Discussion" with Talk.`)
+	pid := proposalOf(t, answer)
+	panel := c.Get(fmt.Sprintf("/pages/%d/proposals/%d", id, pid))
+	if !strings.Contains(panel.Body, `data-testid="place"`) || !strings.Contains(panel.Body, "after ## Methods") {
+		t.Fatalf("no place choice: %s", panel.Body)
+	}
+	moved := c.Get(fmt.Sprintf("/pages/%d/proposals/%d?version=1&place=%s", id, pid, url.QueryEscape("## Methods")))
+	if !strings.Contains(moved.Body, `<option value="## Methods" selected>`) {
+		t.Fatalf("the choice is not kept: %s", moved.Body)
+	}
+	form := url.Values{"version": {"1"}, "place": {"## Methods"}, "row": {"0"}}
+	res := htmxPost(c, fmt.Sprintf("/pages/%d/proposals/%d/accept", id, pid), form)
+	if res.Status != http.StatusOK {
+		t.Fatalf("accept: %d %s", res.Status, res.Body)
+	}
+	want := strings.Replace(methodsPage, "First step.\n\n## Results", "First step.\n\n## Discussion\n\nTalk.\n\n## Results", 1)
+	if got := storedPage(t, app, id).Content; got != want {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	// A place that is not a section of the page is ignored (the assistant's place stands).
+	_, answer = askPage(t, app, c, id, `add a section "Appendix" with More.`)
+	form = url.Values{"version": {"2"}, "place": {"## Nowhere"}, "row": {"0"}}
+	if res := htmxPost(c, fmt.Sprintf("/pages/%d/proposals/%d/accept", id, proposalOf(t, answer)), form); res.Status != http.StatusOK {
+		t.Fatalf("accept: %d", res.Status)
+	}
+	if got := storedPage(t, app, id).Content; !strings.HasSuffix(got, "## Appendix\n\nMore.\n") {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -236,3 +236,44 @@ func clip(s string) string {
 	}
 	return strings.ToValidUTF8(s[:maxReasoning], "") + "…"
 }
+
+// Place is where a new section can go: after the section Target names ("" is the end of the page).
+type Place struct {
+	Target string
+	Label  string
+}
+
+// maxPlaces bounds the places offered for a new section.
+const maxPlaces = 100
+
+// Places lists where the new section of an OpAdd patch can go in current: at the end, or after
+// any section whose heading names it alone. Nil for other edits.
+func (e Edit) Places(current string) []Place {
+	if e.Mode != SectionPatch || e.Operation != OpAdd {
+		return nil
+	}
+	o := markdown.Split(current)
+	places := []Place{{Target: "", Label: "at the end"}}
+	for i, s := range o.Sections {
+		if len(places) == maxPlaces {
+			break
+		}
+		t := strings.Repeat("#", s.Level) + " " + s.Title
+		if j, err := o.Find(t); err == nil && j == i {
+			places = append(places, Place{Target: t, Label: "after " + t})
+		}
+	}
+	return places
+}
+
+// At returns the edit with its new section placed after target ("" for the end), when the edit
+// adds a section and target is one of its Places in current; otherwise the edit unchanged.
+func (e Edit) At(current, target string) Edit {
+	for _, p := range e.Places(current) {
+		if p.Target == target {
+			e.Target = target
+			return e
+		}
+	}
+	return e
+}

@@ -157,6 +157,14 @@ type ProposalView struct {
 	RedoURL, RedoQuery, RedoKey string
 	// Sync, when set, updates the editor out of band (after Accept or Undo).
 	Sync *PageSync
+	// Places are where a new section can go (a section patch that adds one), Place the chosen one.
+	Places []Place
+	Place  string
+}
+
+// Place is one choice of where a new section goes.
+type Place struct {
+	Value, Label string
 }
 
 // ProposalRow is one changed section of a section patch.
