@@ -554,3 +554,29 @@ func TestNewSectionGoesWhereThePersonChooses(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestNewPageBadInputKeepsWhatWasTyped(t *testing.T) {
+	app, c := signedIn(t)
+	for name, tc := range map[string]struct {
+		form   url.Values
+		status int
+		want   string
+	}{
+		"two-line title":  {url.Values{"title": {"a\nb"}, "content": {"kept text"}}, http.StatusBadRequest, "one line"},
+		"invalid UTF-8":   {url.Values{"title": {"T"}, "content": {"kept text \xff"}}, http.StatusBadRequest, "UTF-8"},
+		"too long a page": {url.Values{"title": {"T"}, "content": {strings.Repeat("x", 1_000_001)}}, http.StatusRequestEntityTooLarge, "larger than 1 MB"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := c.PostForm("/pages", tc.form)
+			if res.Status != tc.status || !strings.Contains(res.Body, tc.want) {
+				t.Fatalf("status %d, want %d with %q", res.Status, tc.status, tc.want)
+			}
+			if tc.status == http.StatusBadRequest && !strings.Contains(res.Body, "kept text") {
+				t.Fatal("the form lost what was typed")
+			}
+		})
+	}
+	if n := count(t, app, "pages"); n != 0 {
+		t.Fatalf("%d pages stored", n)
+	}
+}
