@@ -250,7 +250,10 @@
 
   document.addEventListener("submit", function (event) {
     var form = event.target;
-    if (form.hasAttribute("data-confirm") && !window.confirm(form.getAttribute("data-confirm"))) event.preventDefault();
+    if (form.hasAttribute("data-confirm") && !window.confirm(form.getAttribute("data-confirm"))) {
+      event.preventDefault();
+      event.stopPropagation(); // before htmx's boosted submit sees it
+    }
   }, true);
 
   // After deleting page chats: if the open conversation went, start a new one.
