@@ -29,12 +29,14 @@ type Store interface {
 }
 
 // Job is one answer to generate: the pending assistant message AnswerID of exchange ExchangeID,
-// owned by UserID, answered by Agent.
+// owned by UserID (0 for a guest), answered by Agent. Model overrides the provider's configured
+// model when not empty (the agent's model, or the one picked for the conversation).
 type Job struct {
 	UserID     int64
 	ExchangeID int64
 	AnswerID   int64
 	Agent      db.Agent
+	Model      string
 }
 
 // Generator runs answers in goroutines that do not depend on any browser connection. At most one
@@ -184,7 +186,7 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 		return
 	}
 	job.Agent = g.route(store, job, history)
-	req := agents.Request{System: job.Agent.SystemPrompt, Messages: g.history(history, job.AnswerID)}
+	req := agents.Request{Model: job.Model, System: job.Agent.SystemPrompt, Messages: g.history(history, job.AnswerID)}
 	if capability(job.Agent, "tools") {
 		req.Tools = []agents.Tool{agents.SearchWorkspaceTool}
 	}
@@ -216,8 +218,12 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 		w.resetText()
 	}
 
+	model := g.Provider.Model()
+	if job.Model != "" && g.Provider.Name() != agents.ProviderOffline {
+		model = job.Model
+	}
 	meta := map[string]any{
-		"model":       g.Provider.Model(),
+		"model":       model,
 		"provider":    g.Provider.Name(),
 		"duration_ms": time.Since(started).Milliseconds(),
 	}
