@@ -23,6 +23,14 @@ type Upstream struct {
 
 	mu                            sync.Mutex
 	started, firstDelta, finished time.Time
+	lastRequest                   map[string]any
+}
+
+// LastRequest is the JSON body of the last call (model, messages, …), nil before the first.
+func (u *Upstream) LastRequest() map[string]any {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.lastRequest
 }
 
 // Timing returns when the last call's response started, wrote its first delta and finished.
@@ -62,6 +70,11 @@ func FakeOpenAI(t testing.TB, answer func(call int64) Reply) *Upstream {
 // OnDone, when set, is called after each complete reply with its timing.
 func (u *Upstream) Handler(answer func(call int64) Reply) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		u.mu.Lock()
+		u.lastRequest = body
+		u.mu.Unlock()
 		n := u.Calls.Add(1)
 		reply := answer(n)
 		if reply.Status != 0 {
