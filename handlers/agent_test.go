@@ -184,15 +184,15 @@ func TestAgentAndTeamRoutesAreOwnerScoped(t *testing.T) {
 		}
 	}
 	posts := map[string]url.Values{
-		fmt.Sprintf("/agents/%d", id):          agentForm("stolen"),
-		fmt.Sprintf("/agents/%d/disable", id):  {"disabled": {"true"}},
-		fmt.Sprintf("/agents/%d/delete", id):   {},
-		fmt.Sprintf("/agents/%d/messages", id): {"query": {"hi"}},
-		"/chat/secret-owl/messages":            {"query": {"hi"}},
-		"/chat/secret-owl/unlock":              {"password": {"x"}},
-		"/embed/agent/secret-owl/messages":     {"query": {"hi"}},
-		fmt.Sprintf("/teams/%d", team):         {"name": {"Mine"}, "visibility": {"private"}, fmt.Sprintf("position_%d", id): {"1"}},
-		fmt.Sprintf("/teams/%d/delete", team):  {},
+		fmt.Sprintf("/agents/%d", id):           agentForm("stolen"),
+		fmt.Sprintf("/agents/%d/disable", id):   {"disabled": {"true"}},
+		fmt.Sprintf("/agents/%d/delete", id):    {},
+		fmt.Sprintf("/agents/%d/messages", id):  {"query": {"hi"}},
+		"/chat/secret-owl/messages":             {"query": {"hi"}},
+		"/chat/secret-owl/unlock":               {"password": {"x"}},
+		"/embed/agent/secret-owl/messages":      {"query": {"hi"}},
+		fmt.Sprintf("/teams/%d", team):          {"name": {"Mine"}, "visibility": {"private"}, fmt.Sprintf("position_%d", id): {"1"}},
+		fmt.Sprintf("/teams/%d/delete", team):   {},
 		fmt.Sprintf("/teams/%d/messages", team): {"query": {"hi"}},
 	}
 	for p, form := range posts {
