@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/crypto/bcrypt"
 
+	"parley/config"
 	"parley/db"
 	"parley/views"
 )
@@ -107,6 +108,7 @@ func (a *app) showEmbed(c echo.Context) error {
 		return err
 	}
 	allowFraming(c, ag)
+	a.partitionCSRFCookie(c)
 	return a.openAgentChat(c, ag, embedScope(ag), "/embed/agent/"+ag.Identifier+"/unlock")
 }
 
@@ -230,4 +232,33 @@ func allowFraming(c echo.Context, ag db.Agent) {
 	}
 	h.Del("X-Frame-Options")
 	h.Set("Content-Security-Policy", strings.Replace(h.Get("Content-Security-Policy"), "frame-ancestors 'none'", "frame-ancestors "+ancestors, 1))
+}
+
+// csrfSameSite is the CSRF cookie's SameSite: None over TLS, so the widget can post from inside a
+// third-party iframe (the token is a double-submit secret that other sites cannot read, so
+// SameSite adds nothing to its protection); Lax over plain HTTP, where None is refused.
+func csrfSameSite(cfg config.Config) http.SameSite {
+	if cfg.Secure() {
+		return http.SameSiteNoneMode
+	}
+	return http.SameSiteLaxMode
+}
+
+// partitionCSRFCookie marks the CSRF cookie that the widget's page sets as Partitioned (CHIPS) over
+// TLS, so browsers that block third-party cookies still keep it inside the embedding site's iframe.
+// echo's CSRF middleware cannot set the attribute itself.
+func (a *app) partitionCSRFCookie(c echo.Context) {
+	if !a.cfg.Secure() {
+		return
+	}
+	w := c.Response()
+	w.Before(func() {
+		h := w.Header()
+		cookies := h.Values("Set-Cookie")
+		for i, ck := range cookies {
+			if strings.HasPrefix(ck, "parley_csrf=") && !strings.Contains(ck, "Partitioned") {
+				cookies[i] = ck + "; Partitioned"
+			}
+		}
+	})
 }

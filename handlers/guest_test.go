@@ -181,3 +181,36 @@ func TestEmbedAllowsOnlyItsOriginsToFrameIt(t *testing.T) {
 		}
 	}
 }
+
+// Over TLS the widget's cookies (guest, CSRF, unlock) work inside a third-party iframe:
+// SameSite=None; Secure; Partitioned.
+func TestWidgetCookiesOverTLSArePartitioned(t *testing.T) {
+	app, _ := signedIn(t, func(c *config.Config) { c.PublicURL = "https://parley.example.com" })
+	res := app.Client(t).Get("/embed/agent/auto")
+	var csrf *http.Cookie
+	for _, line := range res.Header.Values("Set-Cookie") {
+		if ck, err := http.ParseSetCookie(line); err == nil && ck.Name == "parley_csrf" {
+			csrf = ck
+		}
+	}
+	if csrf == nil || !csrf.Secure || csrf.SameSite != http.SameSiteNoneMode || !csrf.Partitioned {
+		t.Fatalf("widget CSRF cookie %+v, want Secure, SameSite=None, Partitioned", csrf)
+	}
+	// The guest cookie, set at the first message (posted here with the token, as the page would).
+	guest := app.Client(t)
+	form := url.Values{"query": {"hi"}, "idempotency_key": {"w1"}, "_csrf": {csrf.Value}}
+	req, _ := http.NewRequest(http.MethodPost, guest.URL("/embed/agent/auto/messages"), strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	req.AddCookie(&http.Cookie{Name: "parley_csrf", Value: csrf.Value})
+	res = guest.Do(req)
+	var gc *http.Cookie
+	for _, line := range res.Header.Values("Set-Cookie") {
+		if ck, err := http.ParseSetCookie(line); err == nil && ck.Name == "parley_guest" {
+			gc = ck
+		}
+	}
+	if res.Status != http.StatusOK || gc == nil || !gc.Secure || gc.SameSite != http.SameSiteNoneMode || !gc.Partitioned || !gc.HttpOnly {
+		t.Fatalf("status %d, guest cookie %+v, want HttpOnly, Secure, SameSite=None, Partitioned", res.Status, gc)
+	}
+}

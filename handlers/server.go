@@ -119,7 +119,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		CookiePath:     "/",
 		CookieHTTPOnly: true,
 		CookieSecure:   d.Config.Secure(),
-		CookieSameSite: http.SameSiteLaxMode,
+		CookieSameSite: csrfSameSite(d.Config),
 		ContextKey:     csrfKey,
 		Skipper:        func(c echo.Context) bool { return strings.HasPrefix(c.Path(), "/static/") },
 		ErrorHandler: func(err error, c echo.Context) error {

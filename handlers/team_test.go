@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -66,6 +67,9 @@ func TestTeamRouterPicksByDescriptionAndPinningWins(t *testing.T) {
 	if names := show.Find(`[data-testid=answer-agent]`).Map(func(_ int, s *goquery.Selection) string { return s.Text() }); len(names) != 3 ||
 		names[0] != "Gardener" || names[1] != "Chef" || names[2] != "Gardener" {
 		t.Fatalf("answer labels %v", names)
+	}
+	if reason := show.Find(`[data-testid=via-router]`).First().AttrOr("title", ""); !strings.Contains(reason, "garden") {
+		t.Fatalf("the hand-off badge explains %q, want the matched words", reason)
 	}
 	if show.Find(`[data-testid=team-chat]`).Length() != 1 {
 		t.Fatal("a team conversation opened from history lost its agent sidebar")

@@ -94,6 +94,8 @@ type MessageView struct {
 	Tokens     int
 	Error      string
 	ViaRouter  bool
+	// HandoffReason is why the router handed the turn to this agent (shown on the badge).
+	HandoffReason string
 	// Confidence is the agent's own estimate ("low", "medium", "high"), when it gave one.
 	Confidence  string
 	Suggestions []Suggestion
