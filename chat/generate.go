@@ -37,6 +37,9 @@ type Job struct {
 	AnswerID   int64
 	Agent      db.Agent
 	Model      string
+	// Team, when set, are a team's usable members and Agent the description router's pick: a
+	// model-backed router may choose another (team_model_route.go).
+	Team []db.Agent
 }
 
 // Generator runs answers in goroutines that do not depend on any browser connection. At most one
@@ -186,6 +189,9 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 		return
 	}
 	job.Agent = g.route(store, job, history)
+	if len(job.Team) > 0 { // a team's member answers with its own model
+		job.Model = job.Agent.Model
+	}
 	req := agents.Request{Model: job.Model, System: job.Agent.SystemPrompt, Messages: g.history(history, job.AnswerID)}
 	if capability(job.Agent, "tools") {
 		req.Tools = []agents.Tool{agents.SearchWorkspaceTool}
@@ -313,6 +319,9 @@ func (g *Generator) history(messages []db.Message, answerID int64) []agents.Mess
 // route lets a router hand the turn to a specialist (recorded on the answer and published), and
 // returns the agent that answers.
 func (g *Generator) route(ctx context.Context, job Job, history []db.Message) db.Agent {
+	if len(job.Team) > 0 {
+		return g.routeTeam(ctx, job, history)
+	}
 	if job.Agent.AgentType != "router" {
 		return job.Agent
 	}

@@ -67,7 +67,8 @@ type Turn struct {
 }
 
 // NewTurn is the input of StartTurn. The exchange's owner is UserID or, for a guest, GuestID.
-// ExchangeID 0 creates an exchange titled Title (with TeamID and Model when not 0/""); AgentID 0
+// ExchangeID 0 creates an exchange titled Title (with TeamID when not 0); Model, when not "",
+// becomes the exchange's model (the one picked for the conversation); AgentID 0
 // stores no agent. AnswerMetadata, when set, is the placeholder's metadata (e.g. a team's
 // handoff_info).
 type NewTurn struct {
@@ -119,9 +120,10 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			}
 		}
 		if t.Exchange.ID == 0 {
-			err := tx.GetContext(ctx, &t.Exchange, `UPDATE chat_exchange e SET updated_at = now()
+			err := tx.GetContext(ctx, &t.Exchange, `UPDATE chat_exchange e SET updated_at = now(),
+					model = CASE WHEN $4 <> '' THEN $4 ELSE e.model END
 				WHERE e.id = $1 AND `+ownedBy("$2", "$3")+` AND e.deleted_at IS NULL
-				RETURNING `+exchangeColumns, in.ExchangeID, in.UserID, in.GuestID)
+				RETURNING `+exchangeColumns, in.ExchangeID, in.UserID, in.GuestID, in.Model)
 			if err != nil {
 				return notFound(err, "exchange for turn")
 			}

@@ -45,6 +45,8 @@ type turnPlan struct {
 	Model string
 	// Meta is the answer placeholder's metadata (a team router's handoff_info).
 	Meta json.RawMessage
+	// Team are the usable members when the router (not a pin) chose, for a model to re-check.
+	Team []db.Agent
 	// Home: see newChat.Home. Embed marks the widget's composer.
 	Home  string
 	Embed bool
@@ -93,6 +95,11 @@ func (a *app) turnAgent(c echo.Context, e *db.Exchange, query string) (turnPlan,
 		plan.Agent = chosen
 		if handoff != nil {
 			plan.Meta, _ = json.Marshal(map[string]any{"handoff_info": handoff})
+			for _, m := range members {
+				if m.DisabledAt == nil {
+					plan.Team = append(plan.Team, m)
+				}
+			}
 		}
 	} else {
 		if plan.Agent.DisabledAt != nil || plan.Agent.DeletedAt != nil {

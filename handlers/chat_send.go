@@ -87,7 +87,7 @@ func (a *app) submitMessage(c echo.Context) error {
 	}
 	if !turn.Replayed {
 		if err := a.startAnswer(ctx, chat.Job{UserID: owner.UserID, ExchangeID: turn.Exchange.ID, AnswerID: turn.Assistant.ID,
-			Agent: agent, Model: turn.Exchange.Model}); err != nil {
+			Agent: agent, Model: plan.Model, Team: plan.Team}); err != nil {
 			return err
 		}
 	}

@@ -97,3 +97,30 @@ func TestTeamFormRefusesForeignOrMissingMembers(t *testing.T) {
 		t.Fatal("a refused team was stored")
 	}
 }
+
+// With a model, the router asks it (a routing call with structured output) which member answers.
+func TestTeamRouterAsksTheModelWhenOneIsConnected(t *testing.T) {
+	up := handlerstest.FakeOpenAI(t, func(call int64) handlerstest.Reply {
+		if call == 1 {
+			return handlerstest.Reply{Deltas: []string{`{"agent": "chef", "reason": "Soup is `, `the chef's business."}`}}
+		}
+		return handlerstest.Reply{Deltas: []string{"Here is a soup."}}
+	})
+	app, c := signedIn(t, handlerstest.WithUpstream(up))
+	chef := createAgent(t, c, agentForm("chef", "name", "Chef", "description", "Cooking and recipes."))
+	gardener := createAgent(t, c, agentForm("gardener", "name", "Gardener", "description", "Plants, soil and the garden."))
+	team := createTeam(t, c, "House", "private", gardener, chef)
+	// The description router would pick the gardener (it names the garden); the model picks the chef.
+	res := htmxPost(c, fmt.Sprintf("/teams/%d/messages", team), url.Values{"query": {"A soup with the leeks from my garden?"}, "idempotency_key": {"m1"}})
+	m := waitAnswer(t, app, exchangeFromPush(t, res))
+	if m.AgentID == nil || *m.AgentID != chef || m.Content != "Here is a soup." {
+		t.Fatalf("answered by %v with %q, want the chef", m.AgentID, m.Content)
+	}
+	if !strings.Contains(string(m.Metadata), "the chef's business") {
+		t.Fatalf("the model's reason is not recorded: %s", m.Metadata)
+	}
+	tools, _ := up.LastRequest()["tools"].([]any)
+	if up.Calls.Load() != 2 || len(tools) != 1 {
+		t.Fatalf("%d upstream calls; want a routing call, then the answer (with the member's search tool)", up.Calls.Load())
+	}
+}
