@@ -132,10 +132,15 @@ func (a *app) submitMessage(c echo.Context) error {
 		item))
 }
 
-// composer is the view model of an empty composer for the conversation (0: a new one).
+// composer is the view model of an empty composer for the conversation (0: a new one, posting
+// where the agent, team or widget page says, see newChat).
 func (a *app) composer(c echo.Context, exchangeID int64, busy bool) views.ChatPane {
-	return views.ChatPane{ExchangeID: exchangeID, Busy: busy, IdempotencyKey: newIdempotencyKey(),
+	p := views.ChatPane{ExchangeID: exchangeID, Busy: busy, IdempotencyKey: newIdempotencyKey(),
 		MaxQueryChars: a.cfg.MaxQueryChars, CSRF: page(c, "", "").CSRF}
+	if s := scopeOf(c); s != nil {
+		p.NewURL, p.Embed = s.PostURL, s.Embed
+	}
+	return p
 }
 
 // exchangeAgent is the agent of an exchange, or the default agent for a new one (nil) or one whose

@@ -214,3 +214,14 @@ func TestWidgetCookiesOverTLSArePartitioned(t *testing.T) {
 		t.Fatalf("status %d, guest cookie %+v, want HttpOnly, Secure, SameSite=None, Partitioned", res.Status, gc)
 	}
 }
+
+// A refused first message keeps the composer posting to the agent, not to general chat.
+func TestRefusedFirstMessageKeepsTheAgentsComposer(t *testing.T) {
+	_, guest, _ := publicAgent(t)
+	res := htmxPost(guest, "/chat/owl/messages", url.Values{"query": {"   "}, "idempotency_key": {"e1"}})
+	d := doc(t, res.Body)
+	if res.Status != http.StatusUnprocessableEntity || d.Find(`form#composer[hx-post="/chat/owl/messages"]`).Length() != 1 ||
+		d.Find(`[data-testid=query-error]`).Length() != 1 {
+		t.Fatalf("status %d; want 422 with the error in a composer that still posts to the agent:\n%s", res.Status, res.Body)
+	}
+}
