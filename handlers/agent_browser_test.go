@@ -139,3 +139,35 @@ func nodeText(t *testing.T, b browser, n *chromedp.Node) string {
 	html, _ := chromedp.Run(ctx, chromedp.OuterHTML(chromedp.CSS("html"), chromedp.FromNode(n)))
 	return html
 }
+
+// The floating chat button opens the default agent's widget on a signed-in page; the conversation
+// keeps going across a (boosted) navigation.
+func TestBrowserFloatingWidgetKeepsTheConversationAcrossPages(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app) // ada is the first account: an admin
+	b.do("enable the widget", chromedp.Navigate(app.URL+"/agents"),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid=widget-agent]`), "auto"),
+		chromedp.Click(chromedp.CSS(`form[action="/agents/widget"] button`)),
+	)
+	b.waitFor("the floating button", `document.querySelector('[data-testid=widget-button]')`)
+	b.do("open it", chromedp.Click(chromedp.CSS(`[data-testid=widget-button]`)))
+	frame := iframeNode(t, b, `#chat-widget-panel iframe`, `[data-testid=embed]`)
+	in := chromedp.FromNode(frame)
+	b.do("send inside the panel",
+		chromedp.SendKeys(chromedp.CSS(`#query`), "hello from the widget", in),
+		chromedp.Click(chromedp.CSS(`#send`), in),
+		chromedp.WaitVisible(chromedp.CSS(`[data-role=assistant][data-status=complete]`), in),
+	)
+	b.do("go to another page", chromedp.Click(chromedp.CSS(`header a[href="/pages"]`)))
+	b.waitFor("the pages page", `location.pathname === '/pages' && !document.querySelector('.htmx-request, .htmx-settling')`)
+	if b.eval(`String(!document.getElementById('chat-widget-panel').classList.contains('hidden'))`) != "true" {
+		t.Fatal("the panel closed on navigation")
+	}
+	frame = iframeNode(t, b, `#chat-widget-panel iframe`, `[data-testid=user-text]`)
+	handlerstest.Screenshot(t, b.ctx, "widget")
+	var n int
+	_ = app.Store.DB.Get(&n, `SELECT count(*) FROM chat_exchange e JOIN users u ON u.id = e.user_id WHERE u.email = 'ada@example.com'`)
+	if n != 1 {
+		t.Fatalf("the widget's conversation is not in the account (%d conversations)", n)
+	}
+}

@@ -259,3 +259,23 @@ func TestFloatingWidgetIsAnAdminSetting(t *testing.T) {
 		t.Fatal("the floating button shows to a signed-out visitor")
 	}
 }
+
+// A conversation whose agent was deleted stays readable, with a banner and a disabled composer.
+func TestConversationWithADeletedAgentShowsABanner(t *testing.T) {
+	app, owner := signedIn(t)
+	id := createAgent(t, owner, agentForm("owl"))
+	user := app.Client(t)
+	user.SignUp("user@example.com", "correct horse")
+	ex := exchangeFromPush(t, htmxPost(user, "/chat/owl/messages", url.Values{"query": {"hi"}, "idempotency_key": {"d1"}}))
+	waitAnswer(t, app, ex)
+	owner.PostForm(fmt.Sprintf("/agents/%d/delete", id), nil)
+	page := user.Get(fmt.Sprintf("/sessions/%d/chat", ex))
+	d := doc(t, page.Body)
+	if page.Status != http.StatusOK || d.Find(`[data-testid=agent-unavailable]`).Length() != 1 || d.Find(`#send[disabled][data-locked]`).Length() != 1 ||
+		d.Find(`[data-testid=user-text]`).Length() != 1 {
+		t.Fatalf("status %d; want the conversation with a banner and a locked composer", page.Status)
+	}
+	if res := htmxPost(user, fmt.Sprintf("/sessions/%d/messages", ex), url.Values{"query": {"still there?"}, "idempotency_key": {"d2"}}); res.Status != http.StatusConflict {
+		t.Fatalf("a message to a deleted agent: %d, want 409", res.Status)
+	}
+}
