@@ -100,6 +100,16 @@ func (s *Store) ManagedTeam(ctx context.Context, m Manager, id int64) (Team, err
 
 // ManagedTeams lists the teams the manager may change, by name, each with its member names.
 func (s *Store) ManagedTeams(ctx context.Context, m Manager) ([]Team, error) {
+	return s.listTeams(ctx, `t.owner_id = $1 OR $2`, m.UserID, m.IsAdmin)
+}
+
+// PublicTeams lists other users' public teams (for a non-admin: an admin manages them all).
+func (s *Store) PublicTeams(ctx context.Context, m Manager) ([]Team, error) {
+	return s.listTeams(ctx, `t.owner_id <> $1 AND t.visibility = 'public' AND NOT $2`, m.UserID, m.IsAdmin)
+}
+
+// listTeams lists the teams matching where (over $1 user id, $2 is-admin), by name.
+func (s *Store) listTeams(ctx context.Context, where string, userID int64, isAdmin bool) ([]Team, error) {
 	var rows []struct {
 		Team
 		MemberNames pq.StringArray `db:"member_names"`
@@ -107,7 +117,7 @@ func (s *Store) ManagedTeams(ctx context.Context, m Manager) ([]Team, error) {
 	err := s.DB.SelectContext(ctx, &rows, `SELECT `+teamColumns+`,
 			coalesce((SELECT array_agg(a.name ORDER BY tm.position) FROM team_members tm JOIN agents a ON a.id = tm.agent_id
 			          WHERE tm.team_id = t.id), '{}') AS member_names
-		FROM teams t WHERE t.owner_id = $1 OR $2 ORDER BY lower(t.name), t.id LIMIT $3`, m.UserID, m.IsAdmin, maxListedAgents)
+		FROM teams t WHERE `+where+` ORDER BY lower(t.name), t.id LIMIT $3`, userID, isAdmin, maxListedAgents)
 	out := make([]Team, len(rows))
 	for i, r := range rows {
 		out[i] = r.Team

@@ -23,15 +23,24 @@ func manager(c echo.Context) db.Manager {
 
 // showAgents lists the agents the viewer manages (all for an admin) and the public agents of others.
 func (a *app) showAgents(c echo.Context) error {
+	p, err := a.agentsPage(c)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.AgentsListPage(p))
+}
+
+// agentsPage is the view model of /agents.
+func (a *app) agentsPage(c echo.Context) (views.AgentsPage, error) {
 	ctx := c.Request().Context()
 	u := viewer(c)
 	managed, err := a.store.ManagedAgents(ctx, manager(c))
 	if err != nil {
-		return err
+		return views.AgentsPage{}, err
 	}
 	usable, err := a.store.UsableAgents(ctx, u.ID)
 	if err != nil {
-		return err
+		return views.AgentsPage{}, err
 	}
 	p := views.AgentsPage{Page: page(c, "Agents", "agents"), IsAdmin: u.IsAdmin}
 	seen := map[int64]bool{}
@@ -45,11 +54,9 @@ func (a *app) showAgents(c echo.Context) error {
 		}
 	}
 	if u.IsAdmin {
-		if p.WidgetAgent, err = a.store.FloatingWidgetAgent(ctx); err != nil {
-			return err
-		}
+		p.WidgetAgent, err = a.store.FloatingWidgetAgent(ctx)
 	}
-	return render(c, http.StatusOK, views.AgentsListPage(p))
+	return p, err
 }
 
 func agentRow(ag db.Agent, u *db.User) views.AgentRow {

@@ -84,8 +84,11 @@ func (a *app) submitWidget(c echo.Context) error {
 			return err
 		}
 		if err != nil || ag.Visibility != "public" || ag.PasswordHash != nil || !identifierParam.MatchString(id) {
-			p := views.AgentsPage{Page: page(c, "Agents", "agents"), IsAdmin: true, WidgetAgent: id,
-				WidgetError: "Pick the identifier of a public agent without a password."}
+			p, err := a.agentsPage(c)
+			if err != nil {
+				return err
+			}
+			p.WidgetAgent, p.WidgetError = id, "Pick the identifier of a public agent without a password."
 			return render(c, http.StatusUnprocessableEntity, views.AgentsListPage(p))
 		}
 	}

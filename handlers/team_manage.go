@@ -17,12 +17,20 @@ import (
 
 // showTeams lists the teams the viewer manages (all for an admin).
 func (a *app) showTeams(c echo.Context) error {
-	teams, err := a.store.ManagedTeams(c.Request().Context(), manager(c))
+	ctx := c.Request().Context()
+	teams, err := a.store.ManagedTeams(ctx, manager(c))
+	if err != nil {
+		return err
+	}
+	public, err := a.store.PublicTeams(ctx, manager(c))
 	if err != nil {
 		return err
 	}
 	p := views.TeamsPage{Page: page(c, "Teams", "agents")}
 	for _, t := range teams {
+		p.Teams = append(p.Teams, views.TeamRow{ID: t.ID, Name: t.Name, Visibility: t.Visibility, Members: t.Members, Manage: true})
+	}
+	for _, t := range public {
 		p.Teams = append(p.Teams, views.TeamRow{ID: t.ID, Name: t.Name, Visibility: t.Visibility, Members: t.Members})
 	}
 	return render(c, http.StatusOK, views.TeamsListPage(p))

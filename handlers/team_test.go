@@ -124,3 +124,26 @@ func TestTeamRouterAsksTheModelWhenOneIsConnected(t *testing.T) {
 		t.Fatalf("%d upstream calls; want a routing call, then the answer (with the member's search tool)", up.Calls.Load())
 	}
 }
+
+// Another user's public team is listed and usable (not editable); a private one is neither.
+func TestPublicTeamsAreListedForOthers(t *testing.T) {
+	app := handlerstest.Start(t)
+	app.Client(t).SignUp("admin@example.com", "correct horse")
+	owner := app.Client(t)
+	owner.SignUp("owner@example.com", "correct horse")
+	other := app.Client(t)
+	other.SignUp("other@example.com", "correct horse")
+	owl := createAgent(t, owner, agentForm("owl"))
+	open := createTeam(t, owner, "Open House", "public", owl)
+	createTeam(t, owner, "Closed House", "private", owl)
+	d := doc(t, other.Get("/teams").Body)
+	if d.Find(fmt.Sprintf(`[data-team="%d"]`, open)).Length() != 1 || strings.Contains(d.Text(), "Closed House") {
+		t.Fatal("the list must show the public team and not the private one")
+	}
+	if d.Find(fmt.Sprintf(`a[href="/teams/%d/edit"]`, open)).Length() != 0 {
+		t.Fatal("another user's team offers Edit")
+	}
+	if res := other.Get(fmt.Sprintf("/teams/%d/chat", open)); res.Status != http.StatusOK {
+		t.Fatalf("a public team's chat: %d", res.Status)
+	}
+}
