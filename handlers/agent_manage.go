@@ -95,7 +95,7 @@ func (a *app) agentForm(c echo.Context, ag db.Agent) views.AgentFormPage {
 		title = ag.Name
 	}
 	caps := agents.ReadCapabilities(ag.Capabilities)
-	f := views.AgentFormPage{Page: page(c, title, "agents"), ID: ag.ID, Identifier: ag.Identifier, Name: ag.Name,
+	f := views.AgentFormPage{Page: page(c, title, "agents"), ID: ag.ID, Builtin: ag.IsBuiltin, Identifier: ag.Identifier, Name: ag.Name,
 		Description: ag.Description, Avatar: ag.Avatar, AgentType: ag.AgentType, Model: ag.Model,
 		SystemPrompt: ag.SystemPrompt, WelcomeMessage: ag.WelcomeMessage, Visibility: ag.Visibility,
 		Accent: agents.ReadTheme(ag.Theme).Accent, Models: strings.Join(ag.Models, "\n"),
@@ -145,7 +145,7 @@ func readAgentForm(c echo.Context) (agents.AgentForm, error) {
 // submitNewAgent creates an agent owned by the viewer. Bad input shows the form again with the
 // message beside its field (422), keeping what was typed.
 func (a *app) submitNewAgent(c echo.Context) error {
-	return a.saveAgent(c, 0)
+	return a.saveAgent(c, db.Agent{})
 }
 
 // submitEditAgent saves an agent the viewer manages.
@@ -154,15 +154,27 @@ func (a *app) submitEditAgent(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.store.ManagedAgent(c.Request().Context(), manager(c), id); err != nil {
+	stored, err := a.store.ManagedAgent(c.Request().Context(), manager(c), id)
+	if err != nil {
 		return err // ownership first: someone else's agent is 404 whatever the form says
 	}
-	return a.saveAgent(c, id)
+	return a.saveAgent(c, stored)
 }
 
-func (a *app) saveAgent(c echo.Context, id int64) error {
+// errBuiltinAgent refuses to disable or delete an agent Parley itself relies on.
+var errBuiltinAgent = &fault.Error{Code: fault.Conflict,
+	Message: "Built-in agents cannot be disabled or deleted (general chat and the page editor use them); edit them instead."}
+
+// saveAgent creates (stored.ID 0) or updates an agent from the posted form. A built-in agent keeps
+// its identifier, type, public visibility and no password: general chat and the page editor find
+// it by them.
+func (a *app) saveAgent(c echo.Context, stored db.Agent) error {
 	ctx := c.Request().Context()
+	id := stored.ID
 	form, err := readAgentForm(c)
+	if stored.IsBuiltin {
+		form.Identifier, form.AgentType, form.Visibility, form.Password, form.RemovePassword = stored.Identifier, stored.AgentType, "public", "", false
+	}
 	var in db.AgentInput
 	if err == nil {
 		in, err = agents.CheckAgent(form, a.cfg.ProviderKind(), a.accounts.Cost)
@@ -214,6 +226,9 @@ func (a *app) submitDisableAgent(c echo.Context) error {
 	if err != nil {
 		return fault.Field("disabled", "disabled must be true or false.")
 	}
+	if err := a.refuseBuiltin(c, id); err != nil {
+		return err
+	}
 	if err := a.store.SetAgentDisabled(c.Request().Context(), manager(c), id, disabled); err != nil {
 		return err
 	}
@@ -226,8 +241,21 @@ func (a *app) submitDeleteAgent(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := a.refuseBuiltin(c, id); err != nil {
+		return err
+	}
 	if err := a.store.DeleteAgent(c.Request().Context(), manager(c), id); err != nil {
 		return err
 	}
 	return redirect(c, "/agents")
+}
+
+// refuseBuiltin is ErrNotFound for an agent the viewer may not manage and errBuiltinAgent for a
+// built-in one.
+func (a *app) refuseBuiltin(c echo.Context, id int64) error {
+	ag, err := a.store.ManagedAgent(c.Request().Context(), manager(c), id)
+	if err == nil && ag.IsBuiltin {
+		return errBuiltinAgent
+	}
+	return err
 }

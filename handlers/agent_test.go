@@ -279,3 +279,30 @@ func TestConversationWithADeletedAgentShowsABanner(t *testing.T) {
 		t.Fatalf("a message to a deleted agent: %d, want 409", res.Status)
 	}
 }
+
+// Built-in agents can be edited by an admin but keep what Parley finds them by, and stay enabled.
+func TestBuiltinAgentsKeepTheirIdentityAndStayEnabled(t *testing.T) {
+	app, admin := signedIn(t)
+	var id int64
+	_ = app.Store.DB.Get(&id, `SELECT id FROM agents WHERE identifier = 'auto'`)
+	res := admin.PostForm(fmt.Sprintf("/agents/%d", id), agentForm("renamed", "name", "Helper", "agent_type", "general",
+		"visibility", "private", "password", "secret"))
+	if res.Status != http.StatusSeeOther {
+		t.Fatalf("editing a built-in agent: %d\n%s", res.Status, res.Body)
+	}
+	var identifier, agentType, visibility, name string
+	var hasPassword bool
+	_ = app.Store.DB.QueryRow(`SELECT identifier, agent_type, visibility, name, password_hash IS NOT NULL FROM agents WHERE id = $1`, id).
+		Scan(&identifier, &agentType, &visibility, &name, &hasPassword)
+	if identifier != "auto" || agentType != "router" || visibility != "public" || hasPassword || name != "Helper" {
+		t.Fatalf("after the edit: %s %s %s %q password %v", identifier, agentType, visibility, name, hasPassword)
+	}
+	for _, p := range []string{fmt.Sprintf("/agents/%d/disable", id), fmt.Sprintf("/agents/%d/delete", id)} {
+		if res := admin.PostForm(p, url.Values{"disabled": {"true"}}); res.Status != http.StatusConflict {
+			t.Fatalf("POST %s on a built-in agent: %d, want 409", p, res.Status)
+		}
+	}
+	if res := admin.Get("/chat"); res.Status != http.StatusOK {
+		t.Fatalf("general chat after editing Auto: %d", res.Status)
+	}
+}

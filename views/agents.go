@@ -37,6 +37,8 @@ type AgentFormPage struct {
 	SystemPrompt, WelcomeMessage, Visibility, Accent        string
 	Models, EmbedOrigins                                    string
 	Tools, ShowReasoning, HasPassword, Disabled             bool
+	// Builtin agents keep their identifier, type, visibility (public) and no password.
+	Builtin bool
 	// Provider is the configured provider kind; ProviderModel its default model.
 	Provider, ProviderModel string
 	// Errors maps a field name to its message; "" is the form's.
