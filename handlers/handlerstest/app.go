@@ -35,19 +35,18 @@ type App struct {
 func Start(t testing.TB, options ...func(*config.Config)) *App {
 	t.Helper()
 	cfg := config.Config{
-		DatabaseURL:            dbtest.URL(t),
-		Addr:                   "127.0.0.1:0",
-		PublicURL:              "http://127.0.0.1",
-		SessionTTL:             time.Hour,
-		MaxBodyBytes:           1 << 20,
-		SignInRate:             1000,
-		LogLevel:               "error",
-		LogFormat:              "text",
-		ShutdownTimeout:        time.Second,
-		MaxQueryChars:          8000,
-		MessagesPerMinute:      1000,
-		GuestMessagesPerMinute: 1000,
-		AnswerTimeout:          30 * time.Second,
+		DatabaseURL:       dbtest.URL(t),
+		Addr:              "127.0.0.1:0",
+		PublicURL:         "http://127.0.0.1",
+		SessionTTL:        time.Hour,
+		MaxBodyBytes:      1 << 20,
+		SignInRate:        1000,
+		LogLevel:          "error",
+		LogFormat:         "text",
+		ShutdownTimeout:   time.Second,
+		MaxQueryChars:     8000,
+		MessagesPerMinute: 1000,
+		AnswerTimeout:     30 * time.Second,
 	}
 	for _, o := range options {
 		o(&cfg)
