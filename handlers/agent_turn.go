@@ -177,8 +177,8 @@ func agentView(ag db.Agent) views.AgentView {
 
 // dressPane completes a chat pane for its agent (or team) and its viewer: theme, the banner of a
 // disabled or deleted agent, model choice, a guest's sign-up invitation, the team sidebar, and the
-// URLs of a conversation started on an agent, team or widget page.
-func (a *app) dressPane(c echo.Context, pane *views.ChatPane, agent db.Agent, e *db.Exchange) error {
+// URLs of a conversation started on an agent, team or widget page. msgs are the exchange's messages.
+func (a *app) dressPane(c echo.Context, pane *views.ChatPane, agent db.Agent, e *db.Exchange, msgs []db.Message) error {
 	ctx := c.Request().Context()
 	scope := scopeOf(c)
 	if e == nil && scope != nil && scope.Team == nil {
@@ -234,7 +234,7 @@ func (a *app) dressPane(c echo.Context, pane *views.ChatPane, agent db.Agent, e 
 	if err != nil {
 		return err
 	}
-	tv := &views.TeamView{ID: team.ID, Name: team.Name}
+	tv := &views.TeamView{ID: team.ID, Name: team.Name, Pinned: pinnedMember(msgs)}
 	for _, m := range members {
 		if m.DisabledAt == nil {
 			tv.Members = append(tv.Members, views.TeamMemberView{ID: m.ID, Name: m.Name, Avatar: m.Avatar, Description: m.Description})
@@ -249,4 +249,23 @@ func (a *app) dressPane(c echo.Context, pane *views.ChatPane, agent db.Agent, e 
 	pane.NewChatURL = "/teams/" + strconv.FormatInt(team.ID, 10) + "/chat?new=1"
 	pane.NoHistory = true
 	return nil
+}
+
+// pinnedMember is the team member the person pinned for the latest turn (an answer without a
+// router hand-off), or 0 when the router chose (Auto) or nothing was answered yet.
+func pinnedMember(msgs []db.Message) int64 {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role != db.RoleAssistant || m.AgentID == nil {
+			continue
+		}
+		var meta struct {
+			Handoff json.RawMessage `json:"handoff_info"`
+		}
+		if json.Unmarshal(m.Metadata, &meta) == nil && len(meta.Handoff) == 0 {
+			return *m.AgentID
+		}
+		return 0
+	}
+	return 0
 }

@@ -110,7 +110,7 @@ func (a *app) chatPane(ctx context.Context, c echo.Context, exchangeID int64) (v
 	}
 	pane.Messages = messageViews(msgs, agentsByID)
 	pane.Busy = busy(msgs)
-	return pane, a.dressPane(c, &pane, agent, exchange)
+	return pane, a.dressPane(c, &pane, agent, exchange, msgs)
 }
 
 // pathID reads a positive integer path parameter; anything else is 404, like a missing object.

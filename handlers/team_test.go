@@ -71,6 +71,9 @@ func TestTeamRouterPicksByDescriptionAndPinningWins(t *testing.T) {
 	if reason := show.Find(`[data-testid=via-router]`).First().AttrOr("title", ""); !strings.Contains(reason, "garden") {
 		t.Fatalf("the hand-off badge explains %q, want the matched words", reason)
 	}
+	if show.Find(fmt.Sprintf(`input[name=select_agent][value="%d"][checked]`, gardener)).Length() != 1 {
+		t.Fatal("after a pinned turn the sidebar no longer shows the pin")
+	}
 	if show.Find(`[data-testid=team-chat]`).Length() != 1 {
 		t.Fatal("a team conversation opened from history lost its agent sidebar")
 	}
