@@ -101,10 +101,20 @@ func TestTeamFormRefusesForeignOrMissingMembers(t *testing.T) {
 	}
 }
 
-// With a model, the router asks it (a routing call with structured output) which member answers.
+// With a model, the router asks it (a routing call with structured output: the select_agent tool,
+// or the same JSON as text) which member answers.
 func TestTeamRouterAsksTheModelWhenOneIsConnected(t *testing.T) {
+	for _, viaTool := range []bool{true, false} {
+		t.Run(fmt.Sprintf("tool=%v", viaTool), func(t *testing.T) { testTeamModelRouting(t, viaTool) })
+	}
+}
+
+func testTeamModelRouting(t *testing.T, viaTool bool) {
 	up := handlerstest.FakeOpenAI(t, func(call int64) handlerstest.Reply {
-		if call == 1 {
+		switch {
+		case call == 1 && viaTool:
+			return handlerstest.Reply{ToolCall: &handlerstest.ToolCall{Name: "select_agent", Arguments: `{"agent": "chef", "reason": "Soup is the chef's business."}`}}
+		case call == 1:
 			return handlerstest.Reply{Deltas: []string{`{"agent": "chef", "reason": "Soup is `, `the chef's business."}`}}
 		}
 		return handlerstest.Reply{Deltas: []string{"Here is a soup."}}

@@ -54,7 +54,14 @@ type Reply struct {
 	Deltas []string
 	Gap    time.Duration
 	Cut    bool
-	Finish string // the finish_reason; "" is "stop"
+	Finish string // the finish_reason; "" is "stop" ("tool_calls" when ToolCall is set)
+	// ToolCall, when set, is a function call sent after the deltas: its name and JSON arguments.
+	ToolCall *ToolCall
+}
+
+// ToolCall is a function call the fake upstream makes.
+type ToolCall struct {
+	Name, Arguments string
 }
 
 // FakeOpenAI starts an Upstream answering with answer(call number), closed when the test ends.
@@ -110,6 +117,13 @@ func (u *Upstream) Handler(answer func(call int64) Reply) http.Handler {
 			return
 		}
 		finish := reply.Finish
+		if tc := reply.ToolCall; tc != nil {
+			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": 0, "id": "call_fake", "type": "function",
+				"function": map[string]any{"name": tc.Name, "arguments": tc.Arguments}}}}, nil)
+			if finish == "" {
+				finish = "tool_calls"
+			}
+		}
 		if finish == "" {
 			finish = "stop"
 		}
