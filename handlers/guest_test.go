@@ -225,3 +225,25 @@ func TestRefusedFirstMessageKeepsTheAgentsComposer(t *testing.T) {
 		t.Fatalf("status %d; want 422 with the error in a composer that still posts to the agent:\n%s", res.Status, res.Body)
 	}
 }
+
+// A password-protected widget asks for the password inside the frame, and the answer may be framed.
+func TestEmbedPasswordPromptMayBeFramed(t *testing.T) {
+	_, guest, _ := publicAgent(t, "password", "open sesame", "embed_origins", "https://shop.example.com")
+	res := guest.Get("/embed/agent/owl")
+	d := doc(t, res.Body)
+	if d.Find(`[data-testid=unlock] form[action="/embed/agent/owl/unlock"]`).Length() != 1 || d.Find(`header`).Length() != 0 ||
+		!strings.Contains(res.Header.Get("Content-Security-Policy"), "frame-ancestors 'self' https://shop.example.com") {
+		t.Fatalf("the widget's password prompt: status %d, CSP %q", res.Status, res.Header.Get("Content-Security-Policy"))
+	}
+	res = guest.PostForm("/embed/agent/owl/unlock", url.Values{"password": {"nope"}})
+	if res.Status != http.StatusUnauthorized || res.Header.Get("X-Frame-Options") != "" {
+		t.Fatalf("wrong password in the widget: %d, XFO %q; want 401 shown in the frame", res.Status, res.Header.Get("X-Frame-Options"))
+	}
+	res = guest.PostForm("/embed/agent/owl/unlock", url.Values{"password": {"open sesame"}})
+	if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/embed/agent/owl" {
+		t.Fatalf("right password in the widget: %d → %q", res.Status, res.Header.Get("Location"))
+	}
+	if d := doc(t, guest.Get("/embed/agent/owl").Body); d.Find(`[data-testid=embed] #composer`).Length() != 1 {
+		t.Fatal("after the password the widget shows no composer")
+	}
+}
