@@ -31,7 +31,8 @@ type Store interface {
 }
 
 // Job is one answer to generate: the pending assistant message AnswerID of exchange ExchangeID,
-// owned by UserID, answered by Agent.
+// owned by UserID (0 for a guest), answered by Agent. Model overrides the provider's configured
+// model when not empty (the agent's model, or the one picked for the conversation).
 type Job struct {
 	UserID     int64
 	ExchangeID int64
@@ -42,6 +43,10 @@ type Job struct {
 	PageID int64
 
 	page *pageSeen
+	Model      string
+	// Team, when set, are a team's usable members and Agent the description router's pick: a
+	// model-backed router may choose another (team_model_route.go).
+	Team []db.Agent
 }
 
 // Generator runs answers in goroutines that do not depend on any browser connection. At most one
@@ -191,7 +196,10 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 		return
 	}
 	job.Agent = g.route(store, job, history)
-	req := agents.Request{System: job.Agent.SystemPrompt, Messages: g.history(history, job.AnswerID)}
+	if len(job.Team) > 0 { // a team's member answers with its own model
+		job.Model = job.Agent.Model
+	}
+	req := agents.Request{Model: job.Model, System: job.Agent.SystemPrompt, Messages: g.history(history, job.AnswerID)}
 	if capability(job.Agent, "tools") {
 		req.Tools = []agents.Tool{agents.SearchWorkspaceTool}
 	}
@@ -230,8 +238,12 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 		w.resetText()
 	}
 
+	model := g.Provider.Model()
+	if job.Model != "" && g.Provider.Name() != agents.ProviderOffline {
+		model = job.Model
+	}
 	meta := map[string]any{
-		"model":       g.Provider.Model(),
+		"model":       model,
 		"provider":    g.Provider.Name(),
 		"duration_ms": time.Since(started).Milliseconds(),
 	}
@@ -325,6 +337,9 @@ func (g *Generator) history(messages []db.Message, answerID int64) []agents.Mess
 // route lets a router hand the turn to a specialist (recorded on the answer and published), and
 // returns the agent that answers.
 func (g *Generator) route(ctx context.Context, job Job, history []db.Message) db.Agent {
+	if len(job.Team) > 0 {
+		return g.routeTeam(ctx, job, history)
+	}
 	if job.Agent.AgentType != "router" {
 		return job.Agent
 	}

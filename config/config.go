@@ -42,6 +42,9 @@ type Config struct {
 	MaxQueryChars int `env:"PARLEY_MAX_QUERY_CHARS" envDefault:"8000"`
 	// MessagesPerMinute is how many chat messages one person may send per minute.
 	MessagesPerMinute int `env:"PARLEY_MESSAGES_PER_MINUTE" envDefault:"20"`
+	// GuestMessagesPerMinute is how many chat messages guests may send per minute from one IP
+	// (stricter than MessagesPerMinute, which bounds it).
+	GuestMessagesPerMinute int `env:"PARLEY_GUEST_MESSAGES_PER_MINUTE" envDefault:"6"`
 	// AnswerTimeout bounds the generation of one answer, tool calls included.
 	AnswerTimeout time.Duration `env:"PARLEY_ANSWER_TIMEOUT" envDefault:"5m"`
 	// Provider picks the model provider: offline, openai or anthropic. Empty chooses openai when

@@ -3,9 +3,15 @@ package db
 import (
 	"context"
 	"encoding/json"
+	"time"
+
+	"github.com/lib/pq"
 )
 
-// Agent is a configured assistant (SPEC.md §2). Capabilities is raw JSON such as {"tools": true}.
+// Agent is a configured assistant (SPEC.md §2). Capabilities is raw JSON such as {"tools": true,
+// "reasoning": true}; Theme is raw JSON such as {"accent": "rose"}. OwnerID is nil for built-in
+// agents. PasswordHash (bcrypt) is nil when the agent has no password. Models are the models people
+// may pick from (besides Model); EmbedOrigins the origins allowed to frame its widget ("*": any).
 type Agent struct {
 	ID             int64           `db:"id"`
 	Identifier     string          `db:"identifier"`
@@ -19,10 +25,20 @@ type Agent struct {
 	WelcomeMessage string          `db:"welcome_message"`
 	Visibility     string          `db:"visibility"`
 	Capabilities   json.RawMessage `db:"capabilities"`
+	OwnerID        *int64          `db:"owner_id"`
+	PasswordHash   *string         `db:"password_hash"`
+	Theme          json.RawMessage `db:"theme"`
+	IsBuiltin      bool            `db:"is_builtin"`
+	Models         pq.StringArray  `db:"models"`
+	EmbedOrigins   pq.StringArray  `db:"embed_origins"`
+	DisabledAt     *time.Time      `db:"disabled_at"`
+	DeletedAt      *time.Time      `db:"deleted_at"`
+	UpdatedAt      time.Time       `db:"updated_at"`
 }
 
 const agentColumns = `id, identifier, name, description, avatar, agent_type, provider, model, system_prompt,
-	welcome_message, visibility, capabilities`
+	welcome_message, visibility, capabilities, owner_id, password_hash, theme, is_builtin, models, embed_origins,
+	disabled_at, deleted_at, updated_at`
 
 // AgentByIdentifier returns a usable (not disabled or deleted) agent by its URL slug.
 func (s *Store) AgentByIdentifier(ctx context.Context, identifier string) (Agent, error) {
@@ -56,11 +72,12 @@ func (s *Store) AgentsByID(ctx context.Context, ids []int64) (map[int64]Agent, e
 	return out, nil
 }
 
-// Specialists are the agents a router may hand a turn to: usable public agents that are not routers.
+// Specialists are the agents a router may hand a turn to: usable built-in agents that are not
+// routers (a person's public agent never receives someone else's general chat).
 func (s *Store) Specialists(ctx context.Context) ([]Agent, error) {
 	var out []Agent
 	err := s.DB.SelectContext(ctx, &out, `SELECT `+agentColumns+` FROM agents
-		WHERE agent_type <> 'router' AND visibility = 'public' AND disabled_at IS NULL AND deleted_at IS NULL
+		WHERE agent_type <> 'router' AND visibility = 'public' AND is_builtin AND disabled_at IS NULL AND deleted_at IS NULL
 		ORDER BY id`)
 	return out, notFound(err, "specialists")
 }

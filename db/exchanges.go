@@ -7,16 +7,20 @@ import (
 	"github.com/lib/pq"
 )
 
-// Exchange is one conversation thread (Galaxy's term), owned by a user. PageID is set for a page's
-// chats and nil for general chat.
+// Exchange is one conversation thread (Galaxy's term), owned by a user (UserID) or by a guest
+// session (GuestSessionID); the other is 0. PageID is set for a page's chats and nil for general
+// chat; TeamID for a team's chats. Model is the model the person picked for it ("" = the agent's).
 type Exchange struct {
-	ID        int64     `db:"id"`
-	UserID    int64     `db:"user_id"`
-	AgentID   *int64    `db:"agent_id"`
-	PageID    *int64    `db:"page_id"`
-	Title     string    `db:"title"`
-	CreatedAt time.Time `db:"created_at"`
-	UpdatedAt time.Time `db:"updated_at"`
+	ID             int64     `db:"id"`
+	UserID         int64     `db:"user_id"`
+	GuestSessionID int64     `db:"guest_session_id"`
+	AgentID        *int64    `db:"agent_id"`
+	TeamID         *int64    `db:"team_id"`
+	PageID         *int64    `db:"page_id"`
+	Title          string    `db:"title"`
+	Model          string    `db:"model"`
+	CreatedAt      time.Time `db:"created_at"`
+	UpdatedAt      time.Time `db:"updated_at"`
 }
 
 // ExchangeSummary is one row of the history list: the exchange plus its number of turns.
@@ -26,14 +30,12 @@ type ExchangeSummary struct {
 	AgentAvatar string `db:"agent_avatar"`
 }
 
-const exchangeColumns = `e.id, e.user_id, e.agent_id, e.page_id, e.title, e.created_at, e.updated_at`
+const exchangeColumns = `e.id, coalesce(e.user_id, 0) AS user_id, coalesce(e.guest_session_id, 0) AS guest_session_id,
+	e.agent_id, e.team_id, e.page_id, e.title, e.model, e.created_at, e.updated_at`
 
 // UserExchange returns the user's live exchange by id; anyone else's (or a deleted one) is ErrNotFound.
 func (s *Store) UserExchange(ctx context.Context, userID, id int64) (Exchange, error) {
-	var e Exchange
-	err := s.DB.GetContext(ctx, &e, `SELECT `+exchangeColumns+` FROM chat_exchange e
-		WHERE e.id = $1 AND e.user_id = $2 AND e.deleted_at IS NULL`, id, userID)
-	return e, notFound(err, "user exchange")
+	return s.OwnerExchange(ctx, Owner{UserID: userID}, id)
 }
 
 // LatestGeneralExchange returns the user's most recently active general (page-less) exchange.

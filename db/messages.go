@@ -66,18 +66,25 @@ type Turn struct {
 	Turns int
 }
 
-// NewTurn is the input of StartTurn. ExchangeID 0 creates a general exchange titled Title; AgentID
-// 0 stores no agent.
+// NewTurn is the input of StartTurn. The exchange's owner is UserID or, for a guest, GuestID.
+// ExchangeID 0 creates an exchange titled Title (with TeamID when not 0); Model, when not "",
+// becomes the exchange's model (the one picked for the conversation); AgentID 0
+// stores no agent. AnswerMetadata, when set, is the placeholder's metadata (e.g. a team's
+// handoff_info).
 type NewTurn struct {
 	UserID         int64
+	GuestID        int64
 	ExchangeID     int64
 	AgentID        int64
 	AgentType      string
+	TeamID         int64
+	Model          string
 	Title          string
 	Query          string
 	IdempotencyKey string
 	// PageID makes a new exchange a chat about that page (0: general chat).
-	PageID int64
+	PageID         int64
+	AnswerMetadata json.RawMessage
 }
 
 // ErrBusy is returned by StartTurn when the exchange still has an answer being generated.
@@ -90,33 +97,35 @@ var ErrBusy = &fault.Error{Code: fault.Conflict, Message: "An answer is still be
 // A foreign exchange is ErrNotFound.
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	var t Turn
+	owner := Owner{UserID: in.UserID, GuestID: in.GuestID}
 	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
 		if in.ExchangeID == 0 {
 			if in.IdempotencyKey != "" {
 				// Serialise concurrent first messages with one key, so a double submit makes one exchange.
-				if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, in.UserID, in.IdempotencyKey); err != nil {
+				if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, owner.lockKey(), in.IdempotencyKey); err != nil {
 					return err
 				}
 				// A double submit of a conversation's first message: find the exchange it made.
 				var existing int64
 				err := tx.GetContext(ctx, &existing, `SELECT m.exchange_id FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id
-					WHERE e.user_id = $1 AND m.idempotency_key = $2 LIMIT 1`, in.UserID, in.IdempotencyKey)
+					WHERE `+ownedBy("$1", "$2")+` AND m.idempotency_key = $3 LIMIT 1`, in.UserID, in.GuestID, in.IdempotencyKey)
 				if err == nil {
 					in.ExchangeID = existing
 				}
 			}
 			if in.ExchangeID == 0 {
-				if err := tx.GetContext(ctx, &t.Exchange, `INSERT INTO chat_exchange (user_id, agent_id, title, page_id)
-					VALUES ($1, $2, $3, $4) RETURNING id, user_id, agent_id, page_id, title, created_at, updated_at`,
-					in.UserID, nullID(in.AgentID), in.Title, nullID(in.PageID)); err != nil {
+				if err := tx.GetContext(ctx, &t.Exchange, `INSERT INTO chat_exchange AS e (user_id, guest_session_id, agent_id, team_id, page_id, model, title)
+					VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING `+exchangeColumns,
+					nullID(in.UserID), nullID(in.GuestID), nullID(in.AgentID), nullID(in.TeamID), nullID(in.PageID), in.Model, in.Title); err != nil {
 					return err
 				}
 			}
 		}
 		if t.Exchange.ID == 0 {
-			err := tx.GetContext(ctx, &t.Exchange, `UPDATE chat_exchange e SET updated_at = now()
-				WHERE e.id = $1 AND e.user_id = $2 AND e.deleted_at IS NULL
-				RETURNING `+exchangeColumns, in.ExchangeID, in.UserID)
+			err := tx.GetContext(ctx, &t.Exchange, `UPDATE chat_exchange e SET updated_at = now(),
+					model = CASE WHEN $4 <> '' THEN $4 ELSE e.model END
+				WHERE e.id = $1 AND `+ownedBy("$2", "$3")+` AND e.deleted_at IS NULL
+				RETURNING `+exchangeColumns, in.ExchangeID, in.UserID, in.GuestID, in.Model)
 			if err != nil {
 				return notFound(err, "exchange for turn")
 			}
@@ -154,9 +163,9 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			t.Exchange.ID, parent, next, in.Query, key); err != nil {
 			return err
 		}
-		return tx.GetContext(ctx, &t.Assistant, `INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type)
-			VALUES ($1, $2, $3, 'assistant', 'pending', $4, $5) RETURNING `+messageColumns,
-			t.Exchange.ID, t.User.ID, next+1, nullID(in.AgentID), in.AgentType)
+		return tx.GetContext(ctx, &t.Assistant, `INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type, metadata)
+			VALUES ($1, $2, $3, 'assistant', 'pending', $4, $5, coalesce($6::jsonb, '{}')) RETURNING `+messageColumns,
+			t.Exchange.ID, t.User.ID, next+1, nullID(in.AgentID), in.AgentType, nullJSON(in.AnswerMetadata))
 	})
 	if isUniqueViolation(err, "chat_message_idempotency_key") {
 		// Two identical submits raced; the other one stored the turn.
@@ -269,11 +278,16 @@ func (s *Store) InterruptUnfinished(ctx context.Context) (int64, error) {
 // items are removed, so the new attempt's own show under the question). Only the exchange owner's
 // messages match.
 func (s *Store) RestartAnswer(ctx context.Context, userID, exchangeID, id int64) (Message, error) {
+	return s.RestartOwnedAnswer(ctx, Owner{UserID: userID}, exchangeID, id)
+}
+
+// RestartOwnedAnswer is RestartAnswer for an exchange of a user or a guest session.
+func (s *Store) RestartOwnedAnswer(ctx context.Context, o Owner, exchangeID, id int64) (Message, error) {
 	var m Message
 	err := s.DB.GetContext(ctx, &m, `
 		WITH gone AS (
 			DELETE FROM chat_message i USING chat_exchange e
-			WHERE i.parent_id = $3 AND i.exchange_id = $2 AND e.id = i.exchange_id AND e.user_id = $1
+			WHERE i.parent_id = $3 AND i.exchange_id = $2 AND e.id = i.exchange_id AND `+ownedBy("$1", "$4")+`
 			  AND i.role IN ('reasoning', 'function_call', 'function_call_output')
 			  AND EXISTS (SELECT 1 FROM chat_message a WHERE a.id = $3 AND a.status IN ('failed', 'cancelled', 'interrupted'))
 			  AND NOT EXISTS (SELECT 1 FROM chat_message o WHERE o.exchange_id = $2 AND o.status IN ('pending', 'streaming'))
@@ -284,10 +298,10 @@ func (s *Store) RestartAnswer(ctx context.Context, userID, exchangeID, id int64)
 					'content', m.content, 'status', m.status, 'error', m.metadata->'error',
 					'items', (SELECT count(*) FROM gone))))
 		FROM chat_exchange e
-		WHERE m.id = $3 AND m.exchange_id = $2 AND e.id = m.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
+		WHERE m.id = $3 AND m.exchange_id = $2 AND e.id = m.exchange_id AND `+ownedBy("$1", "$4")+` AND e.deleted_at IS NULL
 		  AND m.role = 'assistant' AND m.status IN ('failed', 'cancelled', 'interrupted')
 		  AND NOT EXISTS (SELECT 1 FROM chat_message o WHERE o.exchange_id = $2 AND o.status IN ('pending', 'streaming'))
-		RETURNING `+prefixed("m.", messageColumns), userID, exchangeID, id)
+		RETURNING `+prefixed("m.", messageColumns), o.UserID, exchangeID, id, o.GuestID)
 	return m, notFound(err, "restart answer")
 }
 

@@ -38,6 +38,9 @@ func (a *app) submitSignIn(c echo.Context) error {
 	if err := a.startSession(c, user.ID); err != nil {
 		return err
 	}
+	if err := a.adoptGuest(c, user.ID); err != nil { // a guest's conversations join the account
+		return err
+	}
 	return redirect(c, form.Next)
 }
 

@@ -38,5 +38,8 @@ func (a *app) submitSignUp(c echo.Context) error {
 	if err := a.startSession(c, user.ID); err != nil {
 		return err
 	}
+	if err := a.adoptGuest(c, user.ID); err != nil { // a guest's conversations join the account
+		return err
+	}
 	return redirect(c, form.Next)
 }

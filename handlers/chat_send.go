@@ -24,15 +24,15 @@ import (
 // Without htmx (no JavaScript) it waits for the answer and redirects to the conversation.
 func (a *app) submitMessage(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := viewer(c)
+	owner := chatOwner(c)
 	var exchange *db.Exchange // nil: the first message of a new conversation
 	var exchangeID int64
-	if c.Param("id") != "" {
+	if c.Param("id") != "" && c.Get(newChatKey) == nil {
 		id, err := pathID(c, "id")
 		if err != nil {
 			return err
 		}
-		e, err := a.store.UserExchange(ctx, u.ID, id)
+		e, err := a.store.OwnerExchange(ctx, owner, id)
 		if err != nil {
 			return err
 		}
@@ -59,17 +59,24 @@ func (a *app) submitMessage(c echo.Context) error {
 	if !validKey(key) {
 		return refuse(http.StatusBadRequest, "This form is damaged (bad idempotency_key). Reload the page and send again.", 0)
 	}
-	if wait, ok := a.limits.allowMessage(u.ID); !ok {
+	if wait, ok := a.allowChatMessage(c, owner); !ok {
 		secs := int(wait.Seconds() + 0.999)
 		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 		return refuse(http.StatusTooManyRequests, "", secs)
 	}
-	agent, err := a.exchangeAgent(ctx, exchange)
+	plan, err := a.turnAgent(c, exchange, query)
 	if err != nil {
 		return err
 	}
+	agent := plan.Agent
+	if owner == (db.Owner{}) { // a guest's first message
+		if owner.GuestID, err = a.ensureGuest(c); err != nil {
+			return err
+		}
+	}
 	turn, err := a.store.StartTurn(ctx, db.NewTurn{
-		UserID: u.ID, ExchangeID: exchangeID, AgentID: agent.ID, AgentType: agent.AgentType,
+		UserID: owner.UserID, GuestID: owner.GuestID, ExchangeID: exchangeID, AgentID: agent.ID, AgentType: agent.AgentType,
+		TeamID: plan.TeamID, Model: plan.Model, AnswerMetadata: plan.Meta,
 		Title: chat.TitleFrom(query), Query: query, IdempotencyKey: key,
 	})
 	if errors.Is(err, db.ErrBusy) {
@@ -79,12 +86,16 @@ func (a *app) submitMessage(c echo.Context) error {
 		return err
 	}
 	if !turn.Replayed {
-		if err := a.startAnswer(ctx, chat.Job{UserID: u.ID, ExchangeID: turn.Exchange.ID, AnswerID: turn.Assistant.ID, Agent: agent, PageID: pageOf(turn.Exchange)}); err != nil {
+		if err := a.startAnswer(ctx, chat.Job{UserID: owner.UserID, ExchangeID: turn.Exchange.ID, AnswerID: turn.Assistant.ID,
+			Agent: agent, Model: plan.Model, Team: plan.Team, PageID: pageOf(turn.Exchange)}); err != nil {
 			return err
 		}
 	}
 	a.notifier.Publish(turn.Exchange.ID, turn.User.ID)
 	url := sessionURL(turn.Exchange.ID)
+	if plan.Home != "" { // guests and the widget have no /sessions page: they return to the agent's
+		url = plan.Home
+	}
 	if !isFragment(c) {
 		waitCtx, cancel := context.WithTimeout(ctx, a.cfg.AnswerTimeout+5*time.Second)
 		defer cancel()
@@ -100,33 +111,51 @@ func (a *app) submitMessage(c echo.Context) error {
 			return err
 		}
 		h := c.Response().Header()
-		h.Set("HX-Push-Url", url) // a new conversation has its own address
+		if plan.Home == "" {
+			h.Set("HX-Push-Url", url) // a new conversation has its own address
+		}
 		h.Set("HX-Retarget", "#chat-pane")
 		h.Set("HX-Reswap", "outerHTML")
+		if owner.IsGuest() {
+			return render(c, http.StatusOK, views.ChatPaneView(pane))
+		}
 		return render(c, http.StatusOK, templ.Join(views.ChatPaneView(pane), item))
 	}
 	agents := map[int64]db.Agent{agent.ID: agent}
 	turnViews := messageViews([]db.Message{turn.User, turn.Assistant}, agents)
+	composer := a.composer(c, exchangeID, true)
+	composer.Embed = plan.Embed
 	return render(c, http.StatusOK, templ.Join(
-		views.Composer(a.composer(c, exchangeID, true)),
+		views.Composer(composer),
 		views.MessagesInsert("beforeend:#message-list", turnViews, exchangeID),
 		views.ChatStatus(true, true),
 		item))
 }
 
-// composer is the view model of an empty composer for the conversation (0: a new one).
+// composer is the view model of an empty composer for the conversation (0: a new one, posting
+// where the agent, team or widget page says, see newChat).
 func (a *app) composer(c echo.Context, exchangeID int64, busy bool) views.ChatPane {
-	return views.ChatPane{ExchangeID: exchangeID, Busy: busy, IdempotencyKey: newIdempotencyKey(),
+	p := views.ChatPane{ExchangeID: exchangeID, Busy: busy, IdempotencyKey: newIdempotencyKey(),
 		MaxQueryChars: a.cfg.MaxQueryChars, CSRF: page(c, "", "").CSRF}
+	if s := scopeOf(c); s != nil {
+		p.NewURL, p.Embed = s.PostURL, s.Embed
+	}
+	return p
 }
 
 // exchangeAgent is the agent of an exchange, or the default agent for a new one (nil) or one whose
-// agent is gone.
+// agent row is gone. A disabled or deleted agent is errAgentUnavailable.
 func (a *app) exchangeAgent(ctx context.Context, e *db.Exchange) (db.Agent, error) {
 	if e != nil && e.AgentID != nil {
-		ag, err := a.store.AgentByID(ctx, *e.AgentID)
-		if !errors.Is(err, db.ErrNotFound) {
-			return ag, err
+		byID, err := a.store.AgentsByID(ctx, []int64{*e.AgentID})
+		if err != nil {
+			return db.Agent{}, err
+		}
+		if ag, ok := byID[*e.AgentID]; ok {
+			if ag.DisabledAt != nil || ag.DeletedAt != nil {
+				return ag, errAgentUnavailable
+			}
+			return ag, nil
 		}
 	}
 	return a.store.AgentByIdentifier(ctx, defaultAgent)
@@ -153,7 +182,7 @@ func (a *app) submitStop(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.store.UserExchange(c.Request().Context(), viewer(c).ID, id); err != nil {
+	if _, err := a.store.OwnerExchange(c.Request().Context(), chatOwner(c), id); err != nil {
 		return err
 	}
 	a.generator.Stop(id)
@@ -167,7 +196,7 @@ func (a *app) submitStop(c echo.Context) error {
 // the message's metadata). htmx requests get 204: the open stream shows the new attempt.
 func (a *app) submitRetry(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := viewer(c)
+	owner := chatOwner(c)
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
@@ -176,22 +205,22 @@ func (a *app) submitRetry(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := a.store.UserExchange(ctx, u.ID, id)
+	e, err := a.store.OwnerExchange(ctx, owner, id)
 	if err != nil {
 		return err // ownership first: someone else's conversation is 404 whatever its state
 	}
 	if a.generator.Running(id) {
 		return db.ErrBusy
 	}
-	m, err := a.store.RestartAnswer(ctx, u.ID, id, mid)
+	agent, err := a.retryAgent(c, &e, mid)
 	if err != nil {
 		return err
 	}
-	agent, err := a.exchangeAgent(ctx, &e)
+	m, err := a.store.RestartOwnedAnswer(ctx, owner, id, mid)
 	if err != nil {
 		return err
 	}
-	if err := a.startAnswer(ctx, chat.Job{UserID: u.ID, ExchangeID: id, AnswerID: m.ID, Agent: agent, PageID: pageOf(e)}); err != nil {
+	if err := a.startAnswer(ctx, chat.Job{UserID: owner.UserID, ExchangeID: id, AnswerID: m.ID, Agent: agent, Model: e.Model, PageID: pageOf(e)}); err != nil {
 		return err
 	}
 	a.notifier.Publish(id, m.ID)

@@ -54,7 +54,11 @@ func (a *app) renderChatPage(c echo.Context, exchangeID int64) error {
 }
 
 // renderChatPageWith renders the whole chat page, with the history sidebar, around a built pane.
+// Guests, the widget and team chats get their own page around the pane (renderAgentPage).
 func (a *app) renderChatPageWith(c echo.Context, pane views.ChatPane, status int) error {
+	if viewer(c) == nil || pane.Embed || pane.Team != nil {
+		return a.renderAgentPage(c, pane, status)
+	}
 	rows, err := a.store.GeneralHistory(c.Request().Context(), viewer(c).ID, nil, historyPageSize)
 	if err != nil {
 		return err
@@ -70,18 +74,23 @@ func (a *app) renderChatPageWith(c echo.Context, pane views.ChatPane, status int
 	return render(c, status, views.ChatPageView(views.ChatPage{Page: page(c, title, "chat"), Pane: pane, History: history}))
 }
 
-// chatPane builds the conversation area of exchangeID (0: a new conversation with the default agent).
+// chatPane builds the conversation area of exchangeID (0: a new conversation with the default
+// agent, or the one of the page, see newChat), for its owner (a user or a guest).
 func (a *app) chatPane(ctx context.Context, c echo.Context, exchangeID int64) (views.ChatPane, error) {
-	u := viewer(c)
 	pane := a.composer(c, exchangeID, false)
-	pane.ShowTools = u.ShowTools()
+	pane.ShowTools = true
+	if u := viewer(c); u != nil {
+		pane.ShowTools = u.ShowTools()
+	}
 	agentID := int64(0)
 	var msgs []db.Message
+	var exchange *db.Exchange
 	if exchangeID != 0 {
-		e, err := a.store.UserExchange(ctx, u.ID, exchangeID)
+		e, err := a.store.OwnerExchange(ctx, chatOwner(c), exchangeID)
 		if err != nil {
 			return pane, err
 		}
+		exchange = &e
 		if e.AgentID != nil {
 			agentID = *e.AgentID
 		}
@@ -99,10 +108,9 @@ func (a *app) chatPane(ctx context.Context, c echo.Context, exchangeID int64) (v
 			return pane, err
 		}
 	}
-	pane.Agent = views.AgentView{Name: agent.Name, Avatar: agent.Avatar, Welcome: agent.WelcomeMessage}
 	pane.Messages = messageViews(msgs, agentsByID)
 	pane.Busy = busy(msgs)
-	return pane, nil
+	return pane, a.dressPane(c, &pane, agent, exchange, msgs)
 }
 
 // pathID reads a positive integer path parameter; anything else is 404, like a missing object.

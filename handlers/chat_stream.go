@@ -30,12 +30,11 @@ const streamCoalesce = 100 * time.Millisecond
 // has not shown yet (another tab's query, a tool call) is inserted in its place.
 func (a *app) streamEvents(c echo.Context) error {
 	ctx := c.Request().Context()
-	u := viewer(c)
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
 	}
-	if _, err := a.store.UserExchange(ctx, u.ID, id); err != nil {
+	if _, err := a.store.OwnerExchange(ctx, chatOwner(c), id); err != nil {
 		return err
 	}
 	sub := a.notifier.Subscribe(id) // before the snapshot, so no change falls between the two

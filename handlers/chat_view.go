@@ -86,6 +86,12 @@ func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
 			v.Error = "The answer failed."
 		}
 		v.ViaRouter = len(meta.Handoff) > 0 && string(meta.Handoff) != "null"
+		var handoff struct {
+			Reason string `json:"reason"`
+		}
+		if v.ViaRouter && json.Unmarshal(meta.Handoff, &handoff) == nil {
+			v.HandoffReason = handoff.Reason
+		}
 		v.Confidence = meta.Confidence
 		if meta.Proposal != nil {
 			v.ProposalURL = proposalURL(meta.Proposal.PageID, meta.Proposal.ID)

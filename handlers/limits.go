@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"hash/fnv"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +20,10 @@ type limits struct {
 	signInIP      *middleware.RateLimiterMemoryStore
 	signInAccount *middleware.RateLimiterMemoryStore
 	messages      *keyedLimiter
+	// guestMessages is keyed by a hash of the guest's client IP.
+	guestMessages *keyedLimiter
+	// agentPasswords limits password attempts per agent and client IP.
+	agentPasswords *middleware.RateLimiterMemoryStore
 }
 
 func newLimits(cfg config.Config) *limits {
@@ -28,7 +34,9 @@ func newLimits(cfg config.Config) *limits {
 	}
 	return &limits{
 		signInIP: perMinute(cfg.SignInRate), signInAccount: perMinute(cfg.SignInRate),
-		messages: &keyedLimiter{perMinute: cfg.MessagesPerMinute, buckets: map[int64]*rate.Limiter{}},
+		messages:       &keyedLimiter{perMinute: cfg.MessagesPerMinute, buckets: map[int64]*rate.Limiter{}},
+		guestMessages:  &keyedLimiter{perMinute: guestRate(cfg), buckets: map[int64]*rate.Limiter{}},
+		agentPasswords: perMinute(cfg.SignInRate),
 	}
 }
 
@@ -54,6 +62,29 @@ func (l *limits) allowSignInFor(email string) bool {
 // allowMessage takes one chat message from the user's bucket; when empty it reports how long until
 // the next one is allowed.
 func (l *limits) allowMessage(userID int64) (time.Duration, bool) { return l.messages.allow(userID) }
+
+// allowGuestMessage is allowMessage for a guest, keyed by client IP.
+func (l *limits) allowGuestMessage(ip string) (time.Duration, bool) {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(ip))
+	return l.guestMessages.allow(int64(h.Sum64()))
+}
+
+// allowAgentPassword takes one password attempt for the agent from the client IP's bucket.
+func (l *limits) allowAgentPassword(agentID int64, ip string) bool {
+	ok, _ := l.agentPasswords.Allow(strconv.FormatInt(agentID, 10) + "|" + ip)
+	return ok
+}
+
+// guestRate is the guests' messages per minute: PARLEY_GUEST_MESSAGES_PER_MINUTE, at most the
+// users' rate.
+func guestRate(cfg config.Config) int {
+	n := cfg.GuestMessagesPerMinute
+	if n <= 0 || n > cfg.MessagesPerMinute {
+		n = min(6, cfg.MessagesPerMinute)
+	}
+	return n
+}
 
 // keyedLimiter is one x/time/rate token bucket per user (echo's store cannot say when a denied
 // request may retry, which the composer needs to re-enable itself).

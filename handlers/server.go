@@ -49,6 +49,8 @@ type app struct {
 	// closing is closed at shutdown: open streams end so the server can stop.
 	closing   chan struct{}
 	closeOnce sync.Once
+	// widget caches the floating chat button setting (agent_widget.go).
+	widget widgetCache
 }
 
 // Server is the HTTP handler plus the answer generator it runs. At shutdown call CloseStreams
@@ -117,7 +119,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		CookiePath:     "/",
 		CookieHTTPOnly: true,
 		CookieSecure:   d.Config.Secure(),
-		CookieSameSite: http.SameSiteLaxMode,
+		CookieSameSite: csrfSameSite(d.Config),
 		ContextKey:     csrfKey,
 		Skipper:        func(c echo.Context) bool { return strings.HasPrefix(c.Path(), "/static/") },
 		ErrorHandler: func(err error, c echo.Context) error {
@@ -125,6 +127,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		},
 	}))
 	e.Use(a.loadViewer)
+	e.Use(a.loadWidget)
 
 	e.GET("/static/css/chroma.css", chromaCSS())
 	e.GET("/static/*", staticHandler())
@@ -145,10 +148,11 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.GET("/chat/new", a.showNewChat, a.requireViewer)
 	e.POST("/chat/messages", a.submitMessage, a.requireViewer)
 	e.GET("/sessions/:id/chat", a.showSession, a.requireViewer)
-	e.POST("/sessions/:id/messages", a.submitMessage, a.requireViewer)
-	e.GET("/sessions/:id/events", a.streamEvents, a.requireViewer)
-	e.POST("/sessions/:id/stop", a.submitStop, a.requireViewer)
-	e.POST("/sessions/:id/messages/:mid/retry", a.submitRetry, a.requireViewer)
+	// Guests chat with public agents through the same conversation routes (owner-scoped).
+	e.POST("/sessions/:id/messages", a.submitMessage, a.requireChatter)
+	e.GET("/sessions/:id/events", a.streamEvents, a.requireChatter)
+	e.POST("/sessions/:id/stop", a.submitStop, a.requireChatter)
+	e.POST("/sessions/:id/messages/:mid/retry", a.submitRetry, a.requireChatter)
 	e.POST("/preferences/tools", a.submitToolsToggle, a.requireViewer)
 	// Each area registers its routes in its own routes_*.go file.
 	a.pageRoutes(e)

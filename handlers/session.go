@@ -118,6 +118,7 @@ func page(c echo.Context, title, section string) views.Page {
 	p.CSRF, _ = c.Get(csrfKey).(string)
 	if u := viewer(c); u != nil {
 		p.Viewer = &views.Viewer{Name: u.DisplayName, Email: u.Email, IsAdmin: u.IsAdmin}
+		p.Widget, _ = c.Get(widgetKey).(*views.Widget)
 	}
 	return p
 }

@@ -31,11 +31,48 @@ type ChatPane struct {
 	CSRF       string
 	// PageID is set for the chat panel of the page editor (a chat about that page).
 	PageID int64
+	// NewURL is where a new conversation's first message posts ("" = /chat/messages, general chat);
+	// NewChatURL is the New chat link ("" = /chat/new).
+	NewURL, NewChatURL string
+	// Guest hides what needs an account (the Tools preference, history); SignUpURL invites a guest
+	// to keep the conversation. Embed is the iframe widget (minimal chrome).
+	Guest     bool
+	Embed     bool
+	NoHistory bool
+	SignUpURL string
+	// Unavailable, when set, is shown as a banner and disables the composer (agent disabled or deleted).
+	Unavailable string
+	// Models the person may pick for this conversation (shown when more than one), and the current one.
+	Models []string
+	Model  string
+	// Team, when set, is the team whose members the agent sidebar lists.
+	Team *TeamView
 }
 
-// AgentView is how an agent is shown.
+// AgentView is how an agent is shown. Avatar is an emoji or text, or a data:image URL (AvatarImage).
+// Accent names the theme's colour ("" = the default indigo); ShowReasoning false hides reasoning items.
 type AgentView struct {
 	Name, Avatar, Welcome string
+	Accent                string
+	ShowReasoning         bool
+}
+
+// AvatarImage reports whether the avatar is an uploaded image (a data:image URL).
+func (a AgentView) AvatarImage() bool { return isImageAvatar(a.Avatar) }
+
+// TeamView is a team's agent sidebar: "Auto" (the router picks) or a pinned member.
+type TeamView struct {
+	ID      int64
+	Name    string
+	Members []TeamMemberView
+	// Pinned is the member id chosen in the sidebar, 0 for Auto.
+	Pinned int64
+}
+
+// TeamMemberView is one member in the team sidebar.
+type TeamMemberView struct {
+	ID                        int64
+	Name, Avatar, Description string
 }
 
 // MessageView is one message as rendered. HTML is sanitised markdown for assistant text; Text is
@@ -59,6 +96,8 @@ type MessageView struct {
 	Tokens     int
 	Error      string
 	ViaRouter  bool
+	// HandoffReason is why the router handed the turn to this agent (shown on the badge).
+	HandoffReason string
 	// Confidence is the agent's own estimate ("low", "medium", "high"), when it gave one.
 	Confidence  string
 	Suggestions []Suggestion
@@ -84,9 +123,19 @@ func (p ChatPane) PostURL() string {
 		return PagePostURL(p.PageID, p.ExchangeID)
 	}
 	if p.ExchangeID == 0 {
+		if p.NewURL != "" {
+			return p.NewURL
+		}
 		return "/chat/messages"
 	}
 	return "/sessions/" + strconv.FormatInt(p.ExchangeID, 10) + "/messages"
+}
+
+func (p ChatPane) newChatURL() string {
+	if p.NewChatURL != "" {
+		return p.NewChatURL
+	}
+	return "/chat/new"
 }
 
 func (p ChatPane) sessionURL(suffix string) string {

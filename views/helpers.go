@@ -44,3 +44,33 @@ func plural(n int, one, many string) string {
 func retryURL(exchangeID, messageID int64) string {
 	return "/sessions/" + strconv.FormatInt(exchangeID, 10) + "/messages/" + strconv.FormatInt(messageID, 10) + "/retry"
 }
+
+// isImageAvatar reports whether an avatar is an uploaded image (validated data:image URL).
+func isImageAvatar(avatar string) bool { return strings.HasPrefix(avatar, "data:image/") }
+
+// avatarText is the avatar for the text field: empty for an uploaded image.
+func avatarText(avatar string) string {
+	if isImageAvatar(avatar) {
+		return ""
+	}
+	return avatar
+}
+
+// accentSwatch is the colour class of a theme accent's swatch.
+func accentSwatch(accent string) string {
+	switch accent {
+	case "emerald":
+		return "bg-emerald-600"
+	case "rose":
+		return "bg-rose-600"
+	case "amber":
+		return "bg-amber-600"
+	case "sky":
+		return "bg-sky-600"
+	case "violet":
+		return "bg-violet-600"
+	case "slate":
+		return "bg-slate-700"
+	}
+	return "bg-indigo-600"
+}

@@ -20,6 +20,15 @@ type Page struct {
 	Viewer  *Viewer
 	// CSRF is the token for forms and the X-CSRF-Token header of htmx requests.
 	CSRF string
+	// Bare leaves out the header (the embedded widget's minimal chrome).
+	Bare bool
+	// Widget, when set, is the floating chat button (an admin setting) shown on the page.
+	Widget *Widget
+}
+
+// Widget is the floating chat button: it opens a panel with the agent's widget (EmbedURL).
+type Widget struct {
+	Name, Avatar, EmbedURL string
 }
 
 // Asset returns the versioned URL of a static file, e.g. Asset("css/app.css").

@@ -34,6 +34,17 @@ func (u *Upstream) Requests() []string {
 	return append([]string(nil), u.bodies...)
 }
 
+// LastRequest is the JSON body of the last call (model, messages, …) decoded, nil before the first.
+func (u *Upstream) LastRequest() map[string]any {
+	reqs := u.Requests()
+	if len(reqs) == 0 {
+		return nil
+	}
+	var body map[string]any
+	_ = json.Unmarshal([]byte(reqs[len(reqs)-1]), &body)
+	return body
+}
+
 // Timing returns when the last call's response started, wrote its first delta and finished.
 func (u *Upstream) Timing() (started, firstDelta, finished time.Time) {
 	u.mu.Lock()
@@ -55,7 +66,7 @@ type Reply struct {
 	Deltas []string
 	Gap    time.Duration
 	Cut    bool
-	Finish string // the finish_reason; "" is "stop"
+	Finish string // the finish_reason; "" is "stop" ("tool_calls" when ToolCalls are set)
 	// ToolCalls are streamed after Deltas as tool_calls deltas, one chunk each; the first chunk of
 	// a call carries its ID and Name.
 	ToolCalls []ToolCallDelta
@@ -128,7 +139,9 @@ func (u *Upstream) Handler(answer func(call int64) Reply) http.Handler {
 			return
 		}
 		finish := reply.Finish
-		if finish == "" {
+		if finish == "" && len(reply.ToolCalls) > 0 {
+			finish = "tool_calls"
+		} else if finish == "" {
 			finish = "stop"
 		}
 		chunk(map[string]any{}, finish)

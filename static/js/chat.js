@@ -127,7 +127,7 @@
     var send = $("send");
     if (!status || !send) return;
     var busy = status.getAttribute("data-busy") === "true";
-    var limited = send.hasAttribute("data-limited");
+    var limited = send.hasAttribute("data-limited") || send.hasAttribute("data-locked");
     send.disabled = busy || limited;
     var stop = $("stop");
     if (stop) stop.classList.toggle("hidden", !busy);

@@ -1,0 +1,80 @@
+package handlers
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"net/http"
+	"strconv"
+
+	"github.com/gorilla/sessions"
+	"github.com/labstack/echo/v4"
+
+	"parley/db"
+	"parley/fault"
+)
+
+// unlockCookie remembers, for this browser, the password-protected agents it has unlocked.
+const unlockCookie = "parley_unlock"
+
+// unlockTTL is how long a right password is remembered.
+const unlockTTL = 12 * 60 * 60
+
+var (
+	errAgentUnavailable = &fault.Error{Code: fault.Conflict, Message: "This agent is disabled or deleted; it cannot answer."}
+	errAgentLocked      = &fault.Error{Code: fault.Forbidden, Message: "This agent is password protected. Enter its password first."}
+)
+
+// mayManage reports whether the signed-in user may change the agent (its owner, or an admin).
+func mayManage(u *db.User, ag db.Agent) bool {
+	return u != nil && (u.IsAdmin || ag.OwnerID != nil && *ag.OwnerID == u.ID)
+}
+
+// checkAgentAccess says whether this request may chat with the agent: a private agent is
+// ErrNotFound to everyone but its owner and admins; a password-protected one is errAgentLocked
+// until its password was entered in this browser (its owner and admins pass).
+func (a *app) checkAgentAccess(c echo.Context, ag db.Agent) error {
+	u := viewer(c)
+	if ag.Visibility != "public" && !mayManage(u, ag) {
+		return db.ErrNotFound
+	}
+	if ag.PasswordHash != nil && !mayManage(u, ag) && !a.unlocked(c, ag) {
+		return errAgentLocked
+	}
+	return nil
+}
+
+// passwordStamp identifies the agent's current password, so changing it locks the agent again.
+func passwordStamp(ag db.Agent) string {
+	if ag.PasswordHash == nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(*ag.PasswordHash))
+	return hex.EncodeToString(sum[:8])
+}
+
+func unlockKey(ag db.Agent) string { return "a" + strconv.FormatInt(ag.ID, 10) }
+
+// unlocked reports whether this browser entered the agent's current password.
+func (a *app) unlocked(c echo.Context, ag db.Agent) bool {
+	sess, _ := a.cookies.Get(c.Request(), unlockCookie)
+	got, _ := sess.Values[unlockKey(ag)].(string)
+	want := passwordStamp(ag)
+	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// rememberUnlock stores the agent's password stamp in the (signed, encrypted) unlock cookie, which
+// is set like the guest cookie so it also works inside the embedded widget.
+func (a *app) rememberUnlock(c echo.Context, ag db.Agent) error {
+	sess, _ := a.cookies.Get(c.Request(), unlockCookie)
+	if len(sess.Values) > 50 { // bound the cookie's size
+		sess.Values = map[any]any{}
+	}
+	sess.Values[unlockKey(ag)] = passwordStamp(ag)
+	opts := &sessions.Options{Path: "/", MaxAge: unlockTTL, HttpOnly: true, SameSite: http.SameSiteLaxMode}
+	if a.cfg.Secure() {
+		opts.Secure, opts.SameSite, opts.Partitioned = true, http.SameSiteNoneMode, true
+	}
+	sess.Options = opts
+	return sess.Save(c.Request(), c.Response())
+}
