@@ -65,6 +65,9 @@ func (a *app) submitMessage(c echo.Context) error {
 		return refuse(http.StatusTooManyRequests, "", secs)
 	}
 	plan, err := a.turnAgent(c, exchange, query)
+	if f := fault.As(err); f != nil && f.Code == fault.Invalid {
+		return refuse(http.StatusUnprocessableEntity, f.Message, 0)
+	}
 	if err != nil {
 		return err
 	}
