@@ -39,7 +39,7 @@ func (s *Store) CreateAgent(ctx context.Context, ownerID int64, in AgentInput) (
 		in.Identifier, ownerID, in.Name, in.Description, in.Avatar, in.AgentType, in.Provider, in.Model,
 		in.SystemPrompt, in.WelcomeMessage, in.Visibility, in.PasswordHash, string(in.Capabilities), string(in.Theme),
 		pq.StringArray(nonNil(in.Models)), pq.StringArray(nonNil(in.EmbedOrigins)))
-	if isUniqueViolation(err, "agents_identifier_key") {
+	if isUniqueViolation(err, "agents_identifier_live_key") {
 		return a, errIdentifierTaken
 	}
 	return a, notFound(err, "create agent")
@@ -57,7 +57,7 @@ func (s *Store) UpdateAgent(ctx context.Context, m Manager, id int64, in AgentIn
 		id, m.UserID, m.IsAdmin, in.Identifier, in.Name, in.Description, in.Avatar, in.AgentType, in.Provider, in.Model,
 		in.SystemPrompt, in.WelcomeMessage, in.Visibility, in.SetPassword, in.PasswordHash, string(in.Capabilities),
 		string(in.Theme), pq.StringArray(nonNil(in.Models)), pq.StringArray(nonNil(in.EmbedOrigins)))
-	if isUniqueViolation(err, "agents_identifier_key") {
+	if isUniqueViolation(err, "agents_identifier_live_key") {
 		return a, errIdentifierTaken
 	}
 	return a, notFound(err, "update agent")

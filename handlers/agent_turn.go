@@ -186,8 +186,11 @@ func (a *app) dressPane(c echo.Context, pane *views.ChatPane, agent db.Agent, e 
 	}
 	pane.Agent = agentView(agent)
 	pane.Guest = viewer(c) == nil
-	if agent.DisabledAt != nil || agent.DeletedAt != nil {
+	switch {
+	case (agent.DisabledAt != nil || agent.DeletedAt != nil) && e != nil:
 		pane.Unavailable = "This agent has been disabled or deleted by its owner. You can read this conversation but not continue it."
+	case agent.DisabledAt != nil || agent.DeletedAt != nil:
+		pane.Unavailable = "This agent has been disabled by its owner; it is not taking conversations now."
 	}
 	if scope != nil {
 		pane.NewURL, pane.NewChatURL, pane.Embed = scope.PostURL, scope.NewChatURL, scope.Embed

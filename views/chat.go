@@ -3,6 +3,8 @@ package views
 import (
 	"strconv"
 	"time"
+
+	"parley/markdown"
 )
 
 // ChatPage is the standalone chat page: the history sidebar, the conversation and the composer.
@@ -59,6 +61,9 @@ type AgentView struct {
 
 // AvatarImage reports whether the avatar is an uploaded image (a data:image URL).
 func (a AgentView) AvatarImage() bool { return isImageAvatar(a.Avatar) }
+
+// welcomeHTML is the welcome message (markdown) as sanitised HTML.
+func (a AgentView) welcomeHTML() string { return markdown.Render(a.Welcome) }
 
 // TeamView is a team's agent sidebar: "Auto" (the router picks) or a pinned member.
 type TeamView struct {
