@@ -67,6 +67,9 @@ func TestUnknownModelIsRefused(t *testing.T) {
 	if res := htmxPost(c, fmt.Sprintf("/agents/%d/messages", id), url.Values{"query": {"ok"}, "idempotency_key": {"m2"}, "model": {"small-model"}}); res.Status != http.StatusOK {
 		t.Fatalf("an allowed model: %d", res.Status)
 	}
+	if !strings.Contains(doc(t, c.Get("/agents/new").Body).Find(`[data-testid=model-hint]`).Text(), "offline provider") {
+		t.Fatal("the agent form does not explain which model ids the offline provider accepts")
+	}
 }
 
 // Embed origins must be bare origins; anything else is a field error, not a truncated list.

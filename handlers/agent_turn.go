@@ -11,6 +11,7 @@ import (
 	"parley/agents"
 	"parley/chat"
 	"parley/db"
+	"parley/fault"
 	"parley/views"
 )
 
@@ -36,6 +37,9 @@ func scopeOf(c echo.Context) *newChat {
 	s, _ := c.Get(newChatKey).(*newChat)
 	return s
 }
+
+// errBadModel refuses a model the agent does not offer.
+var errBadModel = fault.Field("model", "That model is not offered for this agent; pick one from the list.")
 
 // turnPlan is who answers a turn and how.
 type turnPlan struct {
@@ -115,8 +119,13 @@ func (a *app) turnAgent(c echo.Context, e *db.Exchange, query string) (turnPlan,
 	if e != nil && slices.Contains(a.agentModels(plan.Agent), e.Model) {
 		plan.Model = e.Model
 	}
-	if m := c.FormValue("model"); m != "" && viewer(c) != nil && slices.Contains(a.agentModels(plan.Agent), m) {
-		plan.Model = m
+	if m := c.FormValue("model"); m != "" {
+		if !slices.Contains(a.agentModels(plan.Agent), m) {
+			return plan, errBadModel
+		}
+		if viewer(c) != nil { // guests are not offered a choice
+			plan.Model = m
+		}
 	}
 	plan.Embed = c.FormValue("embed") == "1" || scope != nil && scope.Embed
 	switch {
