@@ -113,6 +113,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.Use(metricsMiddleware())
 	e.Use(securityHeaders())
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", d.Config.MaxBodyBytes)))
+	e.Use(a.partitionCSRF)
 	e.Use(middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
 		CookieName:     "parley_csrf",
