@@ -123,3 +123,25 @@ func TestWelcomeIsMarkdownAndLongNamesTruncate(t *testing.T) {
 		}
 	}
 }
+
+// The floating chat button stays off pages that are a chat already (it would cover their Send
+// button on a phone), and shows on the others.
+func TestFloatingWidgetStaysOffChatPages(t *testing.T) {
+	_, admin := signedIn(t)
+	admin.PostForm("/agents/widget", url.Values{"agent": {"auto"}})
+	owl := createAgent(t, admin, agentForm("owl"))
+	team := createTeam(t, admin, "Team", "private", owl)
+	pg := newPage(t, admin, "Notes", "# Notes\n")
+	for _, p := range []string{"/chat", fmt.Sprintf("/agents/%d/chat", owl), fmt.Sprintf("/teams/%d/chat", team), "/chat/owl",
+		fmt.Sprintf("/pages/%d/edit", pg)} {
+		res := admin.Get(p)
+		if res.Status != http.StatusOK || doc(t, res.Body).Find(`#chat-widget`).Length() != 0 {
+			t.Fatalf("%s: status %d, or the floating chat button shows on a chat page", p, res.Status)
+		}
+	}
+	for _, p := range []string{"/agents", "/teams", "/pages"} {
+		if doc(t, admin.Get(p).Body).Find(`#chat-widget`).Length() != 1 {
+			t.Fatalf("%s: no floating chat button", p)
+		}
+	}
+}
