@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -37,6 +38,9 @@ const (
 	minAgentPassword    = 4
 	maxAgentPassword    = 72
 )
+
+// originHost is an embed origin's host[:port]: a DNS name or IPv4 address and an optional port.
+var originHost = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$`)
 
 var identifierPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
@@ -211,16 +215,18 @@ func checkModels(raw, model string) ([]string, error) {
 	return out, nil
 }
 
-// CheckOrigins parses an embed allow-list: one origin per line or comma separated, each
-// "https://host[:port]" or "http://host[:port]" (no path), or "*" for any site.
+// CheckOrigins parses an embed allow-list: one origin per line or comma separated, each exactly
+// "https://host[:port]" or "http://host[:port]" (a trailing "/" is dropped; no path, query,
+// fragment, credentials, spaces or CSP syntax), or "*" for any site. Anything else is a field error
+// naming the entry.
 func CheckOrigins(raw string) ([]string, error) {
 	var out []string
 	for _, o := range splitList(raw) {
 		if o != "*" {
 			u, err := url.Parse(o)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") ||
-				u.RawQuery != "" || u.Fragment != "" || u.User != nil || strings.ContainsAny(o, "; '\"") {
-				return nil, fault.Field("embed_origins", "Embedding: origins like https://example.com (no path), or * for any site.")
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !originHost.MatchString(u.Host) || u.User != nil ||
+				!strings.EqualFold(strings.TrimSuffix(o, "/"), u.Scheme+"://"+u.Host) {
+				return nil, fault.Field("embed_origins", "Embedding: "+strconv.Quote(o)+" is not an origin. Give bare origins, scheme://host[:port] like https://example.com (no path, spaces or ;), or * for any site.")
 			}
 			o = u.Scheme + "://" + strings.ToLower(u.Host)
 		}

@@ -21,7 +21,8 @@ func TestCheckOrigins(t *testing.T) {
 			t.Errorf("CheckOrigins(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"example.com", "https://a.com/path", "javascript:alert(1)", "https://a.com 'unsafe-inline'", "ftp://a.com", "https://u:p@a.com"} {
+	for _, bad := range []string{"example.com", "https://a.com/path", "javascript:alert(1)", "https://a.com 'unsafe-inline'", "ftp://a.com", "https://u:p@a.com",
+		"http://a.com; script-src *", "https://a.com#", "https://a.com?", "https://a.com:x", "https://a.com:8080/x", "https://*.a.com;"} {
 		if _, err := CheckOrigins(bad); err == nil {
 			t.Errorf("CheckOrigins(%q) accepted", bad)
 		}
