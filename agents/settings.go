@@ -1,8 +1,13 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"image"
+	_ "image/gif"  // avatar decoding
+	_ "image/jpeg" // avatar decoding
+	_ "image/png"  // avatar decoding
 	"net/http"
 	"net/url"
 	"regexp"
@@ -13,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
+	_ "golang.org/x/image/webp" // avatar decoding
 
 	"parley/db"
 	"parley/fault"
@@ -163,10 +169,8 @@ func checkAvatar(text string, image []byte) (string, error) {
 			return "", fault.Field("avatar", "Avatar image: at most 64 KB.")
 		}
 		ctype := http.DetectContentType(image)
-		switch ctype {
-		case "image/png", "image/jpeg", "image/gif", "image/webp":
-		default:
-			return "", fault.Field("avatar", "Avatar image: PNG, JPEG, GIF or WebP.")
+		if !slices.Contains(avatarTypes, ctype) || !decodes(image) {
+			return "", fault.Field("avatar", "Avatar image: a PNG, JPEG, GIF or WebP image that opens (this file does not).")
 		}
 		return "data:" + ctype + ";base64," + base64.StdEncoding.EncodeToString(image), nil
 	}
@@ -183,15 +187,32 @@ func checkAvatar(text string, image []byte) (string, error) {
 	return text, nil
 }
 
+// avatarTypes are the content types an avatar image may have.
+var avatarTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// maxAvatarSide bounds an avatar image's width and height in pixels.
+const maxAvatarSide = 2048
+
+// decodes reports whether the image decodes as one of avatarTypes, at most maxAvatarSide pixels
+// wide and high (checked from its header before the whole image is decoded).
+func decodes(img []byte) bool {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(img))
+	if err != nil || cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > maxAvatarSide || cfg.Height > maxAvatarSide {
+		return false
+	}
+	_, _, err = image.Decode(bytes.NewReader(img))
+	return err == nil
+}
+
 // checkDataAvatar accepts a data:image URL only as checkAvatar makes them.
 func checkDataAvatar(s string) error {
 	head, data, ok := strings.Cut(s, ";base64,")
 	bad := fault.Field("avatar", "Avatar image: upload it again.")
-	if !ok || !slices.Contains([]string{"data:image/png", "data:image/jpeg", "data:image/gif", "data:image/webp"}, head) {
+	if !ok || !strings.HasPrefix(head, "data:") || !slices.Contains(avatarTypes, head[len("data:"):]) {
 		return bad
 	}
 	raw, err := base64.StdEncoding.DecodeString(data)
-	if err != nil || len(raw) > MaxAvatarImageBytes || "data:"+http.DetectContentType(raw) != head {
+	if err != nil || len(raw) > MaxAvatarImageBytes || "data:"+http.DetectContentType(raw) != head || !decodes(raw) {
 		return bad
 	}
 	return nil

@@ -43,8 +43,10 @@ func TestAvatarImageIsCheckedByContent(t *testing.T) {
 		t.Fatalf("resubmitted avatar: %v", err)
 	}
 	for name, img := range map[string][]byte{
-		"svg (scripts)": []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`),
-		"too large":     append(append([]byte{}, buf.Bytes()...), make([]byte, MaxAvatarImageBytes)...),
+		"svg (scripts)":  []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`),
+		"too large":      append(append([]byte{}, buf.Bytes()...), make([]byte, MaxAvatarImageBytes)...),
+		"truncated":      buf.Bytes()[:len(buf.Bytes())-12],
+		"png magic only": append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...),
 	} {
 		form.AvatarImage = img
 		if _, err := CheckAgent(form, "offline", 4); err == nil {

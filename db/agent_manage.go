@@ -115,6 +115,15 @@ func (s *Store) AgentForChat(ctx context.Context, identifier string) (Agent, err
 	return a, notFound(err, "agent for chat")
 }
 
+// AvatarByHash returns the uploaded avatar image (a data:image URL) whose SHA-256 of the data URL,
+// in lower-case hex, is hash; ErrNotFound when no agent has it.
+func (s *Store) AvatarByHash(ctx context.Context, hash string) (string, error) {
+	var avatar string
+	err := s.DB.GetContext(ctx, &avatar, `SELECT avatar FROM agents
+		WHERE avatar LIKE 'data:image/%' AND encode(sha256(decode(avatar, 'escape')), 'hex') = $1 LIMIT 1`, hash)
+	return avatar, notFound(err, "avatar by hash")
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}

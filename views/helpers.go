@@ -1,6 +1,8 @@
 package views
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -47,6 +49,13 @@ func retryURL(exchangeID, messageID int64) string {
 
 // isImageAvatar reports whether an avatar is an uploaded image (validated data:image URL).
 func isImageAvatar(avatar string) bool { return strings.HasPrefix(avatar, "data:image/") }
+
+// AvatarPath is where an uploaded avatar image (a data:image URL) is served: /avatars/ and the
+// SHA-256 of the data URL in hex, so pages link it (cached for good) instead of inlining it.
+func AvatarPath(avatar string) string {
+	sum := sha256.Sum256([]byte(avatar))
+	return "/avatars/" + hex.EncodeToString(sum[:])
+}
 
 // avatarText is the avatar for the text field: empty for an uploaded image.
 func avatarText(avatar string) string {
