@@ -111,7 +111,8 @@ func (s *Store) PublicTeams(ctx context.Context, m Manager) ([]Team, error) {
 	return s.listTeams(ctx, `t.owner_id <> $1 AND t.visibility = 'public' AND NOT $2`, m.UserID, m.IsAdmin)
 }
 
-// listTeams lists the teams matching where (over $1 user id, $2 is-admin), by name.
+// listTeams lists the teams matching where (over $1 user id, $2 is-admin), by name, each with the
+// names of the members the user may see (public ones, their own; all for an admin).
 func (s *Store) listTeams(ctx context.Context, where string, userID int64, isAdmin bool) ([]Team, error) {
 	var rows []struct {
 		Team
@@ -119,7 +120,7 @@ func (s *Store) listTeams(ctx context.Context, where string, userID int64, isAdm
 	}
 	err := s.DB.SelectContext(ctx, &rows, `SELECT `+teamColumns+`,
 			coalesce((SELECT array_agg(a.name ORDER BY tm.position) FROM team_members tm JOIN agents a ON a.id = tm.agent_id
-			          WHERE tm.team_id = t.id), '{}') AS member_names
+			          WHERE tm.team_id = t.id AND a.deleted_at IS NULL AND (a.visibility = 'public' OR a.owner_id = $1 OR $2)), '{}') AS member_names
 		FROM teams t WHERE `+where+` ORDER BY lower(t.name), t.id LIMIT $3`, userID, isAdmin, maxListedAgents)
 	out := make([]Team, len(rows))
 	for i, r := range rows {

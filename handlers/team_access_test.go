@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"parley/handlers/handlerstest"
@@ -79,6 +80,9 @@ func TestPublicTeamHidesItsOwnersPrivateAgent(t *testing.T) {
 	d := doc(t, mallory.Get(fmt.Sprintf("/teams/%d/chat", team)).Body)
 	if d.Find(fmt.Sprintf(`[data-testid=select-%d]`, secret)).Length() != 0 {
 		t.Fatal("another user sees the owner's private member")
+	}
+	if list := doc(t, mallory.Get("/teams").Body).Find(fmt.Sprintf(`[data-team="%d"]`, team)).Text(); !strings.Contains(list, "Open") || strings.Contains(list, "Secret") {
+		t.Fatalf("the team list shows another user's members %q; want the public one only", list)
 	}
 	res := htmxPost(mallory, fmt.Sprintf("/teams/%d/messages", team), url.Values{"query": {"my private diary"}, "idempotency_key": {"s1"}})
 	if m := waitAnswer(t, app, exchangeFromPush(t, res)); m.AgentID == nil || *m.AgentID != open {
