@@ -74,24 +74,17 @@ func (a *app) submitMessage(c echo.Context) error {
 			return err
 		}
 	}
-	turn, err := a.store.StartTurn(ctx, db.NewTurn{
+	turn, err := a.beginTurn(ctx, db.NewTurn{
 		UserID: owner.UserID, GuestID: owner.GuestID, ExchangeID: exchangeID, AgentID: agent.ID, AgentType: agent.AgentType,
 		TeamID: plan.TeamID, Model: plan.Model, AnswerMetadata: plan.Meta,
 		Title: chat.TitleFrom(query), Query: query, IdempotencyKey: key,
-	})
+	}, chat.Job{UserID: owner.UserID, Agent: agent, Model: plan.Model, Team: plan.Team})
 	if errors.Is(err, db.ErrBusy) {
 		return refuse(http.StatusConflict, db.ErrBusy.Message, 0)
 	}
 	if err != nil {
 		return err
 	}
-	if !turn.Replayed {
-		if err := a.startAnswer(ctx, chat.Job{UserID: owner.UserID, ExchangeID: turn.Exchange.ID, AnswerID: turn.Assistant.ID,
-			Agent: agent, Model: plan.Model, Team: plan.Team, PageID: pageOf(turn.Exchange)}); err != nil {
-			return err
-		}
-	}
-	a.notifier.Publish(turn.Exchange.ID, turn.User.ID)
 	url := sessionURL(turn.Exchange.ID)
 	if plan.Home != "" { // guests and the widget have no /sessions page: they return to the agent's
 		url = plan.Home
@@ -130,6 +123,26 @@ func (a *app) submitMessage(c echo.Context) error {
 		views.MessagesInsert("beforeend:#message-list", turnViews, exchangeID),
 		views.ChatStatus(true, true),
 		item))
+}
+
+// beginTurn stores a turn (StartTurn: the query and a pending answer, in a new exchange when
+// in.ExchangeID is 0) and starts generating the answer as job, whose ExchangeID and AnswerID it
+// fills in, unless the idempotency key replays a stored turn; then it tells open streams. The
+// HTML composer and the JSON API both start turns here. The caller has validated the query and
+// checked the exchange (or page) is the owner's.
+func (a *app) beginTurn(ctx context.Context, in db.NewTurn, job chat.Job) (db.Turn, error) {
+	turn, err := a.store.StartTurn(ctx, in)
+	if err != nil {
+		return turn, err
+	}
+	if !turn.Replayed {
+		job.ExchangeID, job.AnswerID, job.PageID = turn.Exchange.ID, turn.Assistant.ID, pageOf(turn.Exchange)
+		if err := a.startAnswer(ctx, job); err != nil {
+			return turn, err
+		}
+	}
+	a.notifier.Publish(turn.Exchange.ID, turn.User.ID)
+	return turn, nil
 }
 
 // composer is the view model of an empty composer for the conversation (0: a new one, posting
