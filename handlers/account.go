@@ -80,4 +80,3 @@ func (a *app) renderAccount(c echo.Context, status int, p views.AccountPage) err
 func apiKeyView(k db.APIKey) views.APIKeyView {
 	return views.APIKeyView{ID: k.ID, Name: k.Name, Prefix: k.Prefix, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, Revoked: k.RevokedAt != nil}
 }
-
