@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"errors"
-	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -60,12 +59,4 @@ func (a *app) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Response().Header().Add("Vary", apiKeyHeader)
 		return next(c)
 	}
-}
-
-// apiStatus is the HTTP status an API handler answers a fault with (see errors.go's table).
-func apiStatus(code fault.Code) int {
-	if s, ok := statusOf[code]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
 }

@@ -222,25 +222,35 @@ func (a *app) submitRetry(c echo.Context) error {
 	if err != nil {
 		return err // ownership first: someone else's conversation is 404 whatever its state
 	}
-	if a.generator.Running(id) {
-		return db.ErrBusy
-	}
-	agent, err := a.retryAgent(c, &e, mid)
-	if err != nil {
+	if _, err := a.restartAnswer(c, owner, e, mid); err != nil {
 		return err
 	}
-	m, err := a.store.RestartOwnedAnswer(ctx, owner, id, mid)
-	if err != nil {
-		return err
-	}
-	if err := a.startAnswer(ctx, chat.Job{UserID: owner.UserID, ExchangeID: id, AnswerID: m.ID, Agent: agent, Model: e.Model, PageID: pageOf(e)}); err != nil {
-		return err
-	}
-	a.notifier.Publish(id, m.ID)
 	if !isFragment(c) {
 		return c.Redirect(http.StatusSeeOther, sessionURL(id))
 	}
 	return c.NoContent(http.StatusNoContent) // the stream shows the new attempt; the composer keeps its text
+}
+
+// restartAnswer generates a failed, stopped or interrupted answer of the owner's exchange e again
+// (the Retry button and the API's regenerate both come here) and returns it, pending again.
+func (a *app) restartAnswer(c echo.Context, owner db.Owner, e db.Exchange, answerID int64) (db.Message, error) {
+	ctx := c.Request().Context()
+	if a.generator.Running(e.ID) {
+		return db.Message{}, db.ErrBusy
+	}
+	agent, err := a.retryAgent(c, &e, answerID)
+	if err != nil {
+		return db.Message{}, err
+	}
+	m, err := a.store.RestartOwnedAnswer(ctx, owner, e.ID, answerID)
+	if err != nil {
+		return m, err
+	}
+	if err := a.startAnswer(ctx, chat.Job{UserID: owner.UserID, ExchangeID: e.ID, AnswerID: m.ID, Agent: agent, Model: e.Model, PageID: pageOf(e)}); err != nil {
+		return m, err
+	}
+	a.notifier.Publish(e.ID, m.ID)
+	return m, nil
 }
 
 // submitToolsToggle stores the Tools toggle of the chat page (app.js posts it).
