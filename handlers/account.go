@@ -71,6 +71,8 @@ func (a *app) renderAccount(c echo.Context, status int, p views.AccountPage) err
 		return err
 	}
 	p.Page = page(c, "Account", "")
+	// A boosted form's POST would otherwise leave /account/api-keys in the address bar.
+	c.Response().Header().Set("HX-Push-Url", "/account")
 	for _, k := range keys {
 		p.Keys = append(p.Keys, apiKeyView(k))
 	}
