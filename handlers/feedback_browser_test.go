@@ -11,7 +11,6 @@ import (
 
 const settled = `!document.querySelector('.htmx-added, .htmx-settling, .htmx-request')`
 
-
 // 👍 with a reason, then 👎, survive a reload; pressing the pressed thumb withdraws the rating.
 func TestBrowserFeedbackSurvivesAReload(t *testing.T) {
 	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
