@@ -72,17 +72,14 @@ func (s *Store) CheckUserPage(ctx context.Context, userID, pageID int64) error {
 // TrashExchange moves one of the user's live exchanges (of any scope) to the trash; a missing or
 // foreign one is ErrNotFound.
 func (s *Store) TrashExchange(ctx context.Context, userID, id int64) error {
-	n, err := s.TrashExchanges(ctx, userID, []int64{id})
-	if err == nil && n == 0 {
-		return ErrNotFound
-	}
+	_, err := s.TrashExchanges(ctx, userID, []int64{id})
 	return err
 }
 
 // TrashExchanges moves the user's live exchanges with these ids to the trash, all or none: when any
 // id is missing, already in the trash or someone else's, nothing moves and the error is
-// ErrNotFound. It returns how many moved (duplicates in ids count once).
-func (s *Store) TrashExchanges(ctx context.Context, userID int64, ids []int64) (int, error) {
+// ErrNotFound. It returns the ids that moved (each once).
+func (s *Store) TrashExchanges(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
 	distinct := map[int64]bool{}
 	for _, id := range ids {
 		distinct[id] = true
@@ -99,18 +96,20 @@ func (s *Store) TrashExchanges(ctx context.Context, userID int64, ids []int64) (
 		return nil
 	})
 	if err != nil {
-		return 0, notFound(err, "trash exchanges")
+		return nil, notFound(err, "trash exchanges")
 	}
-	return len(moved), nil
+	return moved, nil
 }
 
 // TrashGeneralHistory moves all the user's general (page-less) exchanges to the trash and returns
-// how many exchanges and messages moved. Page chats stay.
-func (s *Store) TrashGeneralHistory(ctx context.Context, userID int64) (exchanges, messages int, err error) {
-	err = s.DB.QueryRowxContext(ctx, `
-		WITH t AS (UPDATE chat_exchange SET deleted_at = now()
-			WHERE user_id = $1 AND page_id IS NULL AND deleted_at IS NULL RETURNING id)
-		SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM chat_message WHERE exchange_id IN (SELECT id FROM t))`,
-		userID).Scan(&exchanges, &messages)
-	return exchanges, messages, notFound(err, "trash general history")
+// their ids and how many messages they hold. Page chats stay.
+func (s *Store) TrashGeneralHistory(ctx context.Context, userID int64) (ids []int64, messages int, err error) {
+	err = s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		if err := tx.SelectContext(ctx, &ids, `UPDATE chat_exchange SET deleted_at = now()
+			WHERE user_id = $1 AND page_id IS NULL AND deleted_at IS NULL RETURNING id`, userID); err != nil {
+			return err
+		}
+		return tx.GetContext(ctx, &messages, `SELECT count(*) FROM chat_message WHERE exchange_id = ANY($1)`, int64Array(ids))
+	})
+	return ids, messages, notFound(err, "trash general history")
 }

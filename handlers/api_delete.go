@@ -23,10 +23,12 @@ type apiMessage struct {
 // apiClearHistory is DELETE /api/chat/history: every general exchange of the caller goes to the
 // trash (restorable there); page chats stay.
 func (a *app) apiClearHistory(c echo.Context) error {
-	n, m, err := a.store.TrashGeneralHistory(c.Request().Context(), viewer(c).ID)
+	ids, m, err := a.store.TrashGeneralHistory(c.Request().Context(), viewer(c).ID)
 	if err != nil {
 		return err
 	}
+	a.stopAnswers(ids)
+	n := len(ids)
 	return c.JSON(http.StatusOK, apiMessage{Message: "Cleared " + strconv.Itoa(n) + " chat exchanges with " + strconv.Itoa(m) + " messages (moved to the trash)",
 		Exchanges: n, Messages: &m})
 }
@@ -41,6 +43,7 @@ func (a *app) apiDeleteExchange(c echo.Context) error {
 	if err := a.store.TrashExchange(c.Request().Context(), viewer(c).ID, id); err != nil {
 		return err
 	}
+	a.stopAnswers([]int64{id})
 	return c.JSON(http.StatusOK, apiMessage{Message: "Deleted", Exchanges: 1})
 }
 
@@ -62,9 +65,18 @@ func (a *app) apiBatchDelete(c echo.Context) error {
 			return db.ErrNotFound
 		}
 	}
-	n, err := a.store.TrashExchanges(c.Request().Context(), viewer(c).ID, in.IDs)
+	ids, err := a.store.TrashExchanges(c.Request().Context(), viewer(c).ID, in.IDs)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, apiMessage{Message: "Deleted " + strconv.Itoa(n) + " exchanges", Exchanges: n})
+	a.stopAnswers(ids)
+	return c.JSON(http.StatusOK, apiMessage{Message: "Deleted " + strconv.Itoa(len(ids)) + " exchanges", Exchanges: len(ids)})
+}
+
+// stopAnswers stops the answers being written in exchanges that went to the trash, so no model
+// keeps working for a conversation nobody sees.
+func (a *app) stopAnswers(exchangeIDs []int64) {
+	for _, id := range exchangeIDs {
+		a.generator.Stop(id)
+	}
 }

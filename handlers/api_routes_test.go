@@ -279,3 +279,15 @@ func TestOpenAPIDescribesEveryAPIRoute(t *testing.T) {
 		t.Fatalf("openapi.json: %v", err)
 	}
 }
+
+func TestAPIDeletingAnExchangeStopsItsAnswer(t *testing.T) {
+	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
+		return handlerstest.Reply{Deltas: []string{"a ", "b ", "c ", "d"}, Gap: time.Second}
+	})
+	app, c := signedIn(t, handlerstest.WithUpstream(up))
+	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", map[string][]string{"query": {"slow"}, "idempotency_key": {"s"}}))
+	cookieAPI(t, c).json("DELETE", fmt.Sprintf("/api/chat/exchange/%d", id), "", 200, nil)
+	if m := waitAnswer(t, app, id); m.Status != "cancelled" {
+		t.Fatalf("the answer of a deleted exchange is %s, want cancelled", m.Status)
+	}
+}
