@@ -92,10 +92,12 @@ type FeedbackCursor struct {
 // administrators may see it; the caller checks. It walks chat_message_feedback_idx (keyset).
 func (s *Store) AllFeedback(ctx context.Context, after *FeedbackCursor, limit int) ([]FeedbackRow, error) {
 	var rows []FeedbackRow
-	var afterAt any
-	var afterID int64
+	// Two statements rather than "$1 IS NULL OR …", which would make the keyset a filter instead
+	// of an index condition, so each later batch would rescan the earlier ones.
+	where, args := `m.feedback IS NOT NULL`, []any{limit}
 	if after != nil {
-		afterAt, afterID = after.At, after.MessageID
+		where += ` AND (m.feedback_at, m.id) < ($2, $3)`
+		args = append(args, after.At, after.MessageID)
 	}
 	err := s.DB.SelectContext(ctx, &rows, `
 		SELECT m.id AS message_id, m.exchange_id, e.user_id, coalesce(a.name, '') AS agent, m.agent_type,
@@ -105,9 +107,8 @@ func (s *Store) AllFeedback(ctx context.Context, after *FeedbackCursor, limit in
 		JOIN chat_exchange e ON e.id = m.exchange_id
 		LEFT JOIN agents a ON a.id = m.agent_id
 		LEFT JOIN chat_message q ON q.id = m.parent_id AND q.role = 'user'
-		WHERE m.feedback IS NOT NULL
-		  AND ($1::timestamptz IS NULL OR (m.feedback_at, m.id) < ($1, $2))
+		WHERE `+where+`
 		ORDER BY m.feedback_at DESC, m.id DESC
-		LIMIT $3`, afterAt, afterID, limit)
+		LIMIT $1`, args...)
 	return rows, notFound(err, "all feedback")
 }
