@@ -206,3 +206,29 @@ func TestAdminDownloadsAllFeedbackAsCSVAndJSON(t *testing.T) {
 		t.Fatal("a non-admin sees the feedback export link")
 	}
 }
+
+// The export reads in keyset batches; rows with the same time are neither lost nor repeated at a
+// batch boundary.
+func TestFeedbackExportCrossesBatchesWithoutLossOrRepeats(t *testing.T) {
+	app, admin := signedIn(t)
+	id, _ := answered(t, app, admin, "seed")
+	if _, err := app.Store.DB.Exec(`INSERT INTO chat_message (exchange_id, position, role, content, feedback, feedback_at)
+		SELECT $1, 100 + g, 'assistant', 'a' || g, 'up', '2026-01-01T00:00:00Z'::timestamptz + (g / 7) * interval '1 second'
+		FROM generate_series(1, 1234) g`, id); err != nil {
+		t.Fatal(err)
+	}
+	records, err := csv.NewReader(strings.NewReader(admin.Get("/admin/feedback.csv").Body)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range records[1:] {
+		if seen[r[0]] {
+			t.Fatalf("message %s exported twice", r[0])
+		}
+		seen[r[0]] = true
+	}
+	if len(seen) != 1234 {
+		t.Fatalf("exported %d ratings, want 1234", len(seen))
+	}
+}
