@@ -7,7 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// openAPI is the OpenAPI 3.1 description of the JSON API, written by hand next to the routes
+// openAPI is the OpenAPI 3.0 description of the JSON API, written by hand next to the routes
 // (routes_api.go); TestOpenAPIDescribesEveryAPIRoute keeps the two in step.
 //
 //go:embed openapi.json
