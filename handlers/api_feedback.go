@@ -72,6 +72,7 @@ func (a *app) saveFeedback(c echo.Context, exchangeID, messageID int64, fb feedb
 	if err != nil {
 		return err
 	}
+	a.notifier.Publish(exchangeID, m.ID) // open chat pages show the rating
 	out := feedbackSaved{Message: "Feedback saved", Feedback: feedbackInt(m.Feedback), Reason: m.FeedbackReason, MessageID: m.ID, ExchangeID: exchangeID}
 	if m.Feedback == nil {
 		out.Message = "Feedback withdrawn"

@@ -43,6 +43,7 @@ func (a *app) submitFeedback(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	a.notifier.Publish(id, mid) // other tabs showing the conversation show the rating too
 	if !isFragment(c) {
 		return c.Redirect(http.StatusSeeOther, sessionURL(id)+"#"+views.MessageElementID(mid))
 	}

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -43,6 +44,16 @@ func TestBrowserFeedbackSurvivesAReload(t *testing.T) {
 	b.waitFor("👎 pressed, 👍 not", `document.querySelector('[data-testid=feedback-down]').getAttribute('aria-pressed') === 'true' && document.querySelector('[data-testid=feedback-up]').getAttribute('aria-pressed') === 'false' && `+settled)
 	reload(b)
 	b.waitFor("👎 after the reload", `document.querySelector('[data-testid=feedback-down]')?.getAttribute('aria-pressed') === 'true' && `+settled)
+
+	// A rating given elsewhere (here through the API) shows on the open page without a reload.
+	api := app.Client(t)
+	api.SignIn("ada@example.com", "correct horse")
+	var exchange, answer int64
+	_ = app.Store.DB.QueryRow(`SELECT exchange_id, id FROM chat_message WHERE role = 'assistant'`).Scan(&exchange, &answer)
+	cookieAPI(t, api).json("PUT", fmt.Sprintf("/api/chat/exchange/%d/messages/%d/feedback", exchange, answer), `{"feedback": 1, "reason": "from a script"}`, 200, nil)
+	b.waitFor("the API's rating on the open page", `document.querySelector('[data-testid=feedback-up]')?.getAttribute('aria-pressed') === 'true' && document.querySelector('[data-testid=feedback-reason]')?.value === 'from a script' && `+settled)
+	cookieAPI(t, api).json("PUT", fmt.Sprintf("/api/chat/exchange/%d/feedback", exchange), `0`, 200, nil)
+	b.waitFor("👎 again", `document.querySelector('[data-testid=feedback-down]')?.getAttribute('aria-pressed') === 'true' && `+settled)
 
 	b.do("withdraw", chromedp.Click(chromedp.CSS(`[data-testid=feedback-down]`)))
 	b.waitFor("no rating", `document.querySelector('[data-testid=feedback]').dataset.rating === '' && !document.querySelector('[data-testid=feedback-reason]') && `+settled)
