@@ -3,6 +3,10 @@ package db
 import (
 	"context"
 	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"parley/fault"
 )
 
 // APIKey is one of a person's API keys as listed: never the key itself, only its first characters
@@ -19,11 +23,34 @@ type APIKey struct {
 
 const apiKeyColumns = `id, user_id, name, prefix, created_at, last_used_at, revoked_at`
 
-// CreateAPIKey stores a new key of the user by its SHA-256 (keyHash) and display prefix.
+// MaxLiveAPIKeys bounds how many unrevoked keys one account may hold.
+const MaxLiveAPIKeys = 50
+
+// ErrTooManyAPIKeys is returned by CreateAPIKey when the account already holds MaxLiveAPIKeys.
+var ErrTooManyAPIKeys = &fault.Error{Code: fault.Conflict, Message: "You have 50 live API keys; revoke one before creating another."}
+
+// CreateAPIKey stores a new key of the user by its SHA-256 (keyHash) and display prefix, or
+// returns ErrTooManyAPIKeys.
 func (s *Store) CreateAPIKey(ctx context.Context, userID int64, name, prefix string, keyHash []byte) (APIKey, error) {
 	var k APIKey
-	err := s.DB.GetContext(ctx, &k, `INSERT INTO api_keys (user_id, name, prefix, key_hash) VALUES ($1, $2, $3, $4)
-		RETURNING `+apiKeyColumns, userID, name, prefix, keyHash)
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		// One creation at a time per account, so the limit holds under concurrent requests.
+		if _, err := tx.ExecContext(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, userID); err != nil {
+			return err
+		}
+		var live int
+		if err := tx.GetContext(ctx, &live, `SELECT count(*) FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`, userID); err != nil {
+			return err
+		}
+		if live >= MaxLiveAPIKeys {
+			return ErrTooManyAPIKeys
+		}
+		return tx.GetContext(ctx, &k, `INSERT INTO api_keys (user_id, name, prefix, key_hash) VALUES ($1, $2, $3, $4)
+			RETURNING `+apiKeyColumns, userID, name, prefix, keyHash)
+	})
+	if err == ErrTooManyAPIKeys {
+		return k, err
+	}
 	return k, notFound(err, "create api key")
 }
 

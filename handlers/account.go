@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -46,7 +47,11 @@ func (a *app) submitAPIKey(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.store.CreateAPIKey(c.Request().Context(), viewer(c).ID, name, prefix, hash); err != nil {
+	_, err = a.store.CreateAPIKey(c.Request().Context(), viewer(c).ID, name, prefix, hash)
+	if errors.Is(err, db.ErrTooManyAPIKeys) {
+		return a.renderAccount(c, http.StatusConflict, views.AccountPage{Name: name, NameError: db.ErrTooManyAPIKeys.Message})
+	}
+	if err != nil {
 		return err
 	}
 	return a.renderAccount(c, http.StatusOK, views.AccountPage{NewKey: key, NewKeyName: name})

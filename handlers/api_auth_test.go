@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"parley/config"
+	"parley/handlers/handlerstest"
 )
 
 func TestAPIKeyIsShownOnceStoredAsAHashAndStopsWorkingWhenRevoked(t *testing.T) {
@@ -132,5 +135,34 @@ func TestAPICookieRequestsNeedCSRFAndKeyRequestsDoNot(t *testing.T) {
 	_ = app.Store.DB.Get(&fb, `SELECT feedback FROM chat_message WHERE id = $1`, res.MessageID)
 	if fb == nil || *fb != "down" {
 		t.Fatalf("feedback %v, want down from the key request", fb)
+	}
+}
+
+func TestAPIKeysAreLimitedPerAccount(t *testing.T) {
+	app, c := signedIn(t)
+	if _, err := app.Store.DB.Exec(`INSERT INTO api_keys (user_id, name, prefix, key_hash)
+		SELECT u.id, 'k', 'pk_', sha256(g::text::bytea) FROM users u, generate_series(1, 50) g`); err != nil {
+		t.Fatal(err)
+	}
+	res := c.PostForm("/account/api-keys", url.Values{"name": {"one too many"}})
+	if res.Status != http.StatusConflict || !strings.Contains(res.Body, "revoke one") || strings.Contains(res.Body, "new-key-value") {
+		t.Fatalf("the 51st live key: %d", res.Status)
+	}
+	var id int64
+	_ = app.Store.DB.Get(&id, `SELECT min(id) FROM api_keys`)
+	c.PostForm(fmt.Sprintf("/account/api-keys/%d/revoke", id), url.Values{})
+	createKey(t, c, "after revoking one")
+}
+
+func TestAPIRateLimitIs429WithRetryAfterAndNoModelCall(t *testing.T) {
+	up := fakeModel(t, "ok")
+	_, c := signedIn(t, handlerstest.WithUpstream(up), func(cfg *config.Config) { cfg.MessagesPerMinute = 1 })
+	api := cookieAPI(t, c)
+	api.json("POST", "/api/chat", `{"query": "one"}`, 200, nil)
+	res := api.do("POST", "/api/chat", `{"query": "two"}`)
+	var body apiErrorBody
+	_ = json.Unmarshal([]byte(res.Body), &body)
+	if res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" || body.Error.Code != "rate_limited" || up.Calls.Load() != 1 {
+		t.Fatalf("over the limit: %d Retry-After %q %s; model calls %d", res.Status, res.Header.Get("Retry-After"), res.Body, up.Calls.Load())
 	}
 }
