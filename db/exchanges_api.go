@@ -72,14 +72,14 @@ func (s *Store) CheckUserPage(ctx context.Context, userID, pageID int64) error {
 // TrashExchange moves one of the user's live exchanges (of any scope) to the trash; a missing or
 // foreign one is ErrNotFound.
 func (s *Store) TrashExchange(ctx context.Context, userID, id int64) error {
-	_, err := s.TrashExchanges(ctx, userID, []int64{id})
+	_, err := s.TrashExchangesAllOrNone(ctx, userID, []int64{id})
 	return err
 }
 
-// TrashExchanges moves the user's live exchanges with these ids to the trash, all or none: when any
+// TrashExchangesAllOrNone moves the user's live exchanges with these ids to the trash, all or none: when any
 // id is missing, already in the trash or someone else's, nothing moves and the error is
 // ErrNotFound. It returns the ids that moved (each once).
-func (s *Store) TrashExchanges(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
+func (s *Store) TrashExchangesAllOrNone(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
 	distinct := map[int64]bool{}
 	for _, id := range ids {
 		distinct[id] = true

@@ -65,7 +65,7 @@ func (a *app) apiBatchDelete(c echo.Context) error {
 			return db.ErrNotFound
 		}
 	}
-	ids, err := a.store.TrashExchanges(c.Request().Context(), viewer(c).ID, in.IDs)
+	ids, err := a.store.TrashExchangesAllOrNone(c.Request().Context(), viewer(c).ID, in.IDs)
 	if err != nil {
 		return err
 	}
