@@ -76,9 +76,9 @@ func (s *Store) TrashExchange(ctx context.Context, userID, id int64) error {
 	return err
 }
 
-// TrashExchangesAllOrNone moves the user's live exchanges with these ids to the trash, all or none: when any
-// id is missing, already in the trash or someone else's, nothing moves and the error is
-// ErrNotFound. It returns the ids that moved (each once).
+// TrashExchangesAllOrNone moves the user's live exchanges with these ids to the trash, all or
+// none: when any id is missing, already in the trash or someone else's, nothing moves and the
+// error is ErrNotFound. It returns the ids that moved (each once).
 func (s *Store) TrashExchangesAllOrNone(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
 	distinct := map[int64]bool{}
 	for _, id := range ids {
