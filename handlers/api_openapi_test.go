@@ -124,7 +124,7 @@ func TestAPIResponsesMatchTheOpenAPIDocument(t *testing.T) {
 
 	var first chatResponse
 	res := s.call(api, "POST", "/api/chat", `{"query": "hello"}`)
-	decode(t, res, &first)
+	decodeJSON(t, res, &first)
 	e, m := first.ExchangeID, first.MessageID
 	s.call(api, "POST", "/api/chat?agent_type=page_assistant", fmt.Sprintf(`{"query": "on the page", "page_id": %d}`, page))
 	s.call(api, "POST", "/api/chat", `{"query": ""}`)
@@ -158,7 +158,7 @@ func TestAPIResponsesMatchTheOpenAPIDocument(t *testing.T) {
 	}
 }
 
-func decode(t *testing.T, res handlerstest.Response, v any) {
+func decodeJSON(t *testing.T, res handlerstest.Response, v any) {
 	t.Helper()
 	if err := json.Unmarshal([]byte(res.Body), v); err != nil {
 		t.Fatalf("%v\n%s", err, res.Body)

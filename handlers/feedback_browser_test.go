@@ -10,7 +10,7 @@ import (
 	"parley/handlers/handlerstest"
 )
 
-const settled = `!document.querySelector('.htmx-added, .htmx-settling, .htmx-request')`
+const htmxIdle = `!document.querySelector('.htmx-added, .htmx-settling, .htmx-request')`
 
 // 👍 with a reason, then 👎, survive a reload; pressing the pressed thumb withdraws the rating.
 func TestBrowserFeedbackSurvivesAReload(t *testing.T) {
@@ -21,12 +21,12 @@ func TestBrowserFeedbackSurvivesAReload(t *testing.T) {
 	b := signInBrowser(t, app)
 	b.do("open chat", chromedp.Navigate(app.URL+"/chat/new"), chromedp.WaitVisible(chromedp.CSS(`#query`)))
 	b.do("send", chromedp.SendKeys(chromedp.CSS(`#query`), "when does the tide turn?\n"))
-	b.waitFor("the answer's thumbs", `document.querySelector('[data-role=assistant][data-status=complete] [data-testid=feedback-up]') && `+settled)
+	b.waitFor("the answer's thumbs", `document.querySelector('[data-role=assistant][data-status=complete] [data-testid=feedback-up]') && `+htmxIdle)
 
 	b.do("thumbs up", chromedp.Click(chromedp.CSS(`[data-testid=feedback-up]`)))
-	b.waitFor("👍 pressed and a reason field", `document.querySelector('[data-testid=feedback-up]').getAttribute('aria-pressed') === 'true' && document.querySelector('[data-testid=feedback-reason]') && `+settled)
+	b.waitFor("👍 pressed and a reason field", `document.querySelector('[data-testid=feedback-up]').getAttribute('aria-pressed') === 'true' && document.querySelector('[data-testid=feedback-reason]') && `+htmxIdle)
 	b.do("give a reason", chromedp.SendKeys(chromedp.CSS(`[data-testid=feedback-reason]`), "precise"), chromedp.Click(chromedp.CSS(`[data-testid=feedback-save]`)))
-	b.waitFor("the reason saved", `document.querySelector('[data-testid=feedback-reason]').value === 'precise' && `+settled)
+	b.waitFor("the reason saved", `document.querySelector('[data-testid=feedback-reason]').value === 'precise' && `+htmxIdle)
 	var reason string
 	for deadline := time.Now().Add(5 * time.Second); reason != "precise" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		_ = app.Store.DB.Get(&reason, `SELECT feedback_reason FROM chat_message WHERE role = 'assistant'`)
@@ -35,15 +35,15 @@ func TestBrowserFeedbackSurvivesAReload(t *testing.T) {
 		t.Fatalf("the stored reason is %q", reason)
 	}
 
-	reload(b)
+	reloadAndStream(b)
 	b.waitFor("👍 still pressed with its reason after the reload",
-		`document.querySelector('[data-testid=feedback-up]')?.getAttribute('aria-pressed') === 'true' && document.querySelector('[data-testid=feedback-reason]')?.value === 'precise' && `+settled)
+		`document.querySelector('[data-testid=feedback-up]')?.getAttribute('aria-pressed') === 'true' && document.querySelector('[data-testid=feedback-reason]')?.value === 'precise' && `+htmxIdle)
 	handlerstest.Screenshot(t, b.ctx, "rated")
 
 	b.do("change to thumbs down", chromedp.Click(chromedp.CSS(`[data-testid=feedback-down]`)))
-	b.waitFor("👎 pressed, 👍 not", `document.querySelector('[data-testid=feedback-down]').getAttribute('aria-pressed') === 'true' && document.querySelector('[data-testid=feedback-up]').getAttribute('aria-pressed') === 'false' && `+settled)
-	reload(b)
-	b.waitFor("👎 after the reload", `document.querySelector('[data-testid=feedback-down]')?.getAttribute('aria-pressed') === 'true' && `+settled)
+	b.waitFor("👎 pressed, 👍 not", `document.querySelector('[data-testid=feedback-down]').getAttribute('aria-pressed') === 'true' && document.querySelector('[data-testid=feedback-up]').getAttribute('aria-pressed') === 'false' && `+htmxIdle)
+	reloadAndStream(b)
+	b.waitFor("👎 after the reload", `document.querySelector('[data-testid=feedback-down]')?.getAttribute('aria-pressed') === 'true' && `+htmxIdle)
 
 	// A rating given elsewhere (here through the API) shows on the open page without a reload.
 	api := app.Client(t)
@@ -51,25 +51,25 @@ func TestBrowserFeedbackSurvivesAReload(t *testing.T) {
 	var exchange, answer int64
 	_ = app.Store.DB.QueryRow(`SELECT exchange_id, id FROM chat_message WHERE role = 'assistant'`).Scan(&exchange, &answer)
 	cookieAPI(t, api).json("PUT", fmt.Sprintf("/api/chat/exchange/%d/messages/%d/feedback", exchange, answer), `{"feedback": 1, "reason": "from a script"}`, 200, nil)
-	b.waitFor("the API's rating on the open page", `document.querySelector('[data-testid=feedback-up]')?.getAttribute('aria-pressed') === 'true' && document.querySelector('[data-testid=feedback-reason]')?.value === 'from a script' && `+settled)
+	b.waitFor("the API's rating on the open page", `document.querySelector('[data-testid=feedback-up]')?.getAttribute('aria-pressed') === 'true' && document.querySelector('[data-testid=feedback-reason]')?.value === 'from a script' && `+htmxIdle)
 	cookieAPI(t, api).json("PUT", fmt.Sprintf("/api/chat/exchange/%d/feedback", exchange), `0`, 200, nil)
-	b.waitFor("👎 again", `document.querySelector('[data-testid=feedback-down]')?.getAttribute('aria-pressed') === 'true' && `+settled)
+	b.waitFor("👎 again", `document.querySelector('[data-testid=feedback-down]')?.getAttribute('aria-pressed') === 'true' && `+htmxIdle)
 
 	b.do("withdraw", chromedp.Click(chromedp.CSS(`[data-testid=feedback-down]`)))
-	b.waitFor("no rating", `document.querySelector('[data-testid=feedback]').dataset.rating === '' && !document.querySelector('[data-testid=feedback-reason]') && `+settled)
-	reload(b)
+	b.waitFor("no rating", `document.querySelector('[data-testid=feedback]').dataset.rating === '' && !document.querySelector('[data-testid=feedback-reason]') && `+htmxIdle)
+	reloadAndStream(b)
 	b.waitFor("still no rating after the reload", `document.querySelector('[data-testid=feedback]')?.dataset.rating === '' && document.querySelector('[data-testid=feedback-up]').getAttribute('aria-pressed') === 'false'`)
 }
 
-// reload reloads the page and waits for the conversation's stream to be open and its snapshot
+// reloadAndStream reloads the page and waits for the conversation's stream to be open and its snapshot
 // swapped in: the snapshot replaces the message list, so a click before it may land on an element
 // that is about to be replaced.
-func reload(b browser) {
+func reloadAndStream(b browser) {
 	b.t.Helper()
 	b.do("reload", chromedp.Reload())
-	b.waitFor("the stream", `document.getElementById('conn-dot')?.dataset.state === 'connected' && `+settled)
+	b.waitFor("the stream", `document.getElementById('conn-dot')?.dataset.state === 'connected' && `+htmxIdle)
 	time.Sleep(300 * time.Millisecond)
-	b.waitFor("the snapshot to settle", settled)
+	b.waitFor("the snapshot to settle", htmxIdle)
 }
 
 // The account menu leads to the settings page, where a new API key is shown once and the address
