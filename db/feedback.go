@@ -16,12 +16,12 @@ const (
 // ErrAnswerUnfinished is returned by SetFeedback for an answer still being written.
 var ErrAnswerUnfinished = &fault.Error{Code: fault.Conflict, Message: "This answer is still being written; rate it when it is finished."}
 
-// SetFeedback rates an assistant message of the user's exchange: rating is RatingUp, RatingDown or
+// SetFeedback rates an assistant message of the owner's (a user's or a guest's) exchange: rating is RatingUp, RatingDown or
 // "" to withdraw the rating (which also clears the reason). A nil reason keeps the stored reason
 // while the rating stays the same and clears it when the rating changes; a non-nil one replaces
-// it. It returns the updated message. A message that is not an assistant answer of the user's live
+// it. It returns the updated message. A message that is not an assistant answer of the owner's live
 // exchange is ErrNotFound; a pending or streaming answer is ErrAnswerUnfinished.
-func (s *Store) SetFeedback(ctx context.Context, userID, exchangeID, messageID int64, rating string, reason *string) (Message, error) {
+func (s *Store) SetFeedback(ctx context.Context, o Owner, exchangeID, messageID int64, rating string, reason *string) (Message, error) {
 	var m Message
 	var r any
 	if rating != "" {
@@ -36,9 +36,9 @@ func (s *Store) SetFeedback(ctx context.Context, userID, exchangeID, messageID i
 				ELSE m.feedback_reason END,
 			feedback_at = CASE WHEN $4::text IS NULL THEN NULL ELSE now() END
 		FROM chat_exchange e
-		WHERE m.id = $3 AND m.exchange_id = $2 AND e.id = m.exchange_id AND e.user_id = $1
+		WHERE m.id = $3 AND m.exchange_id = $2 AND e.id = m.exchange_id AND `+ownedBy("$1", "$6")+`
 		  AND e.deleted_at IS NULL AND m.role = 'assistant' AND m.status NOT IN ('pending', 'streaming')
-		RETURNING `+prefixed("m.", messageColumns), userID, exchangeID, messageID, r, reason)
+		RETURNING `+prefixed("m.", messageColumns), o.UserID, exchangeID, messageID, r, reason, o.GuestID)
 	if err == nil {
 		return m, nil
 	}
@@ -48,8 +48,8 @@ func (s *Store) SetFeedback(ctx context.Context, userID, exchangeID, messageID i
 	// Nothing matched: tell an unfinished answer of the user's own exchange from a missing one.
 	var unfinished bool
 	_ = s.DB.GetContext(ctx, &unfinished, `SELECT EXISTS (SELECT 1 FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id
-		WHERE m.id = $3 AND m.exchange_id = $2 AND e.user_id = $1 AND e.deleted_at IS NULL
-		  AND m.role = 'assistant' AND m.status IN ('pending', 'streaming'))`, userID, exchangeID, messageID)
+		WHERE m.id = $3 AND m.exchange_id = $2 AND `+ownedBy("$1", "$4")+` AND e.deleted_at IS NULL
+		  AND m.role = 'assistant' AND m.status IN ('pending', 'streaming'))`, o.UserID, exchangeID, messageID, o.GuestID)
 	if unfinished {
 		return m, ErrAnswerUnfinished
 	}

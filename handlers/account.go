@@ -23,7 +23,6 @@ func (a *app) accountRoutes(e *echo.Echo) {
 	e.POST("/account/api-keys/:id/revoke", a.submitRevokeAPIKey, a.requireViewer)
 	e.GET("/admin/feedback.csv", a.exportFeedback("csv"), a.requireViewer)
 	e.GET("/admin/feedback.json", a.exportFeedback("json"), a.requireViewer)
-	e.POST("/sessions/:id/messages/:mid/feedback", a.submitFeedback, a.requireViewer)
 }
 
 // showAccount is the account settings page: the person's API keys, and for administrators the

@@ -68,7 +68,7 @@ type feedbackSaved struct {
 }
 
 func (a *app) saveFeedback(c echo.Context, exchangeID, messageID int64, fb feedbackBody) error {
-	m, err := a.store.SetFeedback(c.Request().Context(), viewer(c).ID, exchangeID, messageID, fb.rating, fb.reason)
+	m, err := a.store.SetFeedback(c.Request().Context(), db.Owner{UserID: viewer(c).ID}, exchangeID, messageID, fb.rating, fb.reason)
 	if err != nil {
 		return err
 	}

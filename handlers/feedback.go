@@ -16,7 +16,7 @@ import (
 	"parley/views"
 )
 
-// submitFeedback rates an answer from the chat page: rating "up" or "down", or "none" to withdraw;
+// submitFeedback rates an answer from a chat page (a user's, or a guest's on an agent page): rating "up" or "down", or "none" to withdraw;
 // reason, when sent, replaces the stored reason. htmx requests get the control back.
 func (a *app) submitFeedback(c echo.Context) error {
 	id, err := pathID(c, "id")
@@ -39,7 +39,7 @@ func (a *app) submitFeedback(c echo.Context) error {
 		}
 		reason = &r
 	}
-	m, err := a.store.SetFeedback(c.Request().Context(), viewer(c).ID, id, mid, rating, reason)
+	m, err := a.store.SetFeedback(c.Request().Context(), chatOwner(c), id, mid, rating, reason)
 	if err != nil {
 		return err
 	}

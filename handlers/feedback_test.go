@@ -232,3 +232,49 @@ func TestFeedbackExportCrossesBatchesWithoutLossOrRepeats(t *testing.T) {
 		t.Fatalf("exported %d ratings, want 1234", len(seen))
 	}
 }
+
+// Guests rate the answers of their own conversations on an agent's page; nobody else can.
+func TestGuestsRateTheirOwnAnswers(t *testing.T) {
+	app, guest, _ := publicAgent(t)
+	htmxPost(guest, "/chat/owl/messages", url.Values{"query": {"hello owl"}, "idempotency_key": {"g1"}})
+	ex := guestExchange(t, app)
+	answer := waitAnswer(t, app, ex)
+	page := doc(t, guest.Get("/chat/owl").Body)
+	if page.Find(fmt.Sprintf("#feedback-%d [data-testid=feedback-up]", answer.ID)).Length() != 1 {
+		t.Fatal("the guest's answer shows no 👍/👎")
+	}
+	path := fmt.Sprintf("/sessions/%d/messages/%d/feedback", ex, answer.ID)
+	other := app.Client(t)
+	htmxPost(other, "/chat/owl/messages", url.Values{"query": {"me too"}, "idempotency_key": {"g2"}})
+	if res := htmxPost(other, path, url.Values{"rating": {"down"}}); res.Status != http.StatusNotFound {
+		t.Fatalf("another guest rating it: %d, want 404", res.Status)
+	}
+	bob := app.Client(t)
+	bob.SignUp("bob@example.com", "correct horse")
+	if res := htmxPost(bob, path, url.Values{"rating": {"down"}}); res.Status != http.StatusNotFound {
+		t.Fatalf("a user rating a guest's answer: %d, want 404", res.Status)
+	}
+	if r, _, _ := storedFeedback(t, app, answer.ID); r != nil {
+		t.Fatalf("others stored %s", *r)
+	}
+	if res := htmxPost(guest, path, url.Values{"rating": {"up"}}); res.Status != http.StatusOK {
+		t.Fatalf("the guest rating their answer: %d %s", res.Status, res.Body)
+	}
+	if r, _, _ := storedFeedback(t, app, answer.ID); r == nil || *r != "up" {
+		t.Fatalf("stored %v, want up", r)
+	}
+	if doc(t, guest.Get("/chat/owl").Body).Find(fmt.Sprintf("#feedback-%d", answer.ID)).AttrOr("data-rating", "") != "up" {
+		t.Fatal("the guest's rating does not show after a reload")
+	}
+	// The JSON API is for accounts: a guest cookie does not open it, not even on the guest's own conversation.
+	g := apiClient{t: t, c: guest, csrf: true}
+	for _, call := range [][3]string{
+		{"GET", fmt.Sprintf("/api/chat/exchange/%d/messages", ex), ""},
+		{"PUT", fmt.Sprintf("/api/chat/exchange/%d/messages/%d/feedback", ex, answer.ID), "0"},
+		{"POST", "/api/chat", fmt.Sprintf(`{"query": "x", "exchange_id": %d}`, ex)},
+	} {
+		if res := g.do(call[0], call[1], call[2]); res.Status != http.StatusUnauthorized {
+			t.Errorf("guest %s %s: %d, want 401", call[0], call[1], res.Status)
+		}
+	}
+}

@@ -20,5 +20,6 @@ func (a *app) apiRoutes(e *echo.Echo) {
 	e.PUT("/api/chat/exchange/:id/messages/:message_id/feedback", a.apiMessageFeedback, a.apiAuth)
 	e.DELETE("/api/chat/exchange/:id", a.apiDeleteExchange, a.apiAuth)
 	e.PUT("/api/chat/exchanges/batch/delete", a.apiBatchDelete, a.apiAuth)
+	e.POST("/sessions/:id/messages/:mid/feedback", a.submitFeedback, a.requireChatter) // users and guests
 	a.accountRoutes(e)
 }
