@@ -61,14 +61,6 @@ func (s *Store) PageOverviews(ctx context.Context, userID, pageID int64, limit i
 	return out, notFound(err, "page overviews")
 }
 
-// CheckUserPage returns nil when the page exists, is the user's and is not in the trash, and
-// ErrNotFound otherwise.
-func (s *Store) CheckUserPage(ctx context.Context, userID, pageID int64) error {
-	var one int
-	err := s.DB.GetContext(ctx, &one, `SELECT 1 FROM pages WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL`, pageID, userID)
-	return notFound(err, "user page")
-}
-
 // TrashExchange moves one of the user's live exchanges (of any scope) to the trash; a missing or
 // foreign one is ErrNotFound.
 func (s *Store) TrashExchange(ctx context.Context, userID, id int64) error {

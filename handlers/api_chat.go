@@ -38,7 +38,8 @@ type apiTurn struct {
 // exchange's page (409) or, for a new exchange, is the caller's page (404), the query is valid
 // (400), the rate limit allows it (429). regenerate generates the exchange's latest answer again
 // when it failed or was stopped (409 when it is complete). The query can also come as ?query=,
-// and ?agent_type= picks the agent of a new exchange (default auto).
+// and ?agent_type= picks the agent of a new exchange (default: auto, or for a page chat the
+// page's assistant). Follow-ups keep the exchange's agent or team.
 func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
 	ctx := c.Request().Context()
 	u := viewer(c)
@@ -69,7 +70,7 @@ func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
 		if *in.PageID <= 0 {
 			return t, db.ErrNotFound
 		}
-		if err := a.store.CheckUserPage(ctx, u.ID, *in.PageID); err != nil {
+		if _, err := a.store.UserPage(ctx, u.ID, *in.PageID); err != nil {
 			return t, err
 		}
 	}
@@ -92,15 +93,23 @@ func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
 	}
 	var pageID int64
 	if exchange == nil {
-		// A new exchange talks to the agent of ?agent_type=, as the agent pages' scope does.
-		agent, err := a.agentForType(ctx, c.QueryParam("agent_type"))
+		// A new exchange talks to the agent of ?agent_type= (a page chat, by default, to the page's
+		// assistant, as in the page editor), set as the agent pages' scope does.
+		var agent db.Agent
+		var err error
+		if in.PageID != nil && c.QueryParam("agent_type") == "" {
+			pageID = *in.PageID
+			agent, err = a.pageExchangeAgent(ctx, nil)
+		} else {
+			if in.PageID != nil {
+				pageID = *in.PageID
+			}
+			agent, err = a.agentForType(ctx, c.QueryParam("agent_type"))
+		}
 		if err != nil {
 			return t, err
 		}
 		c.Set(newChatKey, &newChat{Agent: agent})
-		if in.PageID != nil {
-			pageID = *in.PageID
-		}
 	}
 	plan, err := a.turnAgent(c, exchange, query) // access, teams and models as on the chat page
 	if err != nil {

@@ -33,7 +33,7 @@ func (a *app) apiPageHistory(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	u := viewer(c)
-	if err := a.store.CheckUserPage(ctx, u.ID, pageID); err != nil {
+	if _, err := a.store.UserPage(ctx, u.ID, pageID); err != nil {
 		return err
 	}
 	rows, err := a.store.PageOverviews(ctx, u.ID, pageID, limit)

@@ -234,10 +234,15 @@ func TestAPIChatErrorsHaveRealStatusesAndCostNoModelCall(t *testing.T) {
 	if res := api.do("POST", "/api/chat", fmt.Sprintf(`{"query": "more", "exchange_id": %d, "page_id": %d}`, onPage.ExchangeID, page+1)); res.Status != 409 {
 		t.Fatalf("a follow-up naming another page: %d, want 409", res.Status)
 	}
+	var defaulted chatResponse
+	api.json("POST", "/api/chat", fmt.Sprintf(`{"query": "what is on this page?", "page_id": %d}`, page), 200, &defaulted)
+	if defaulted.AgentResponse.AgentType != "page_assistant" {
+		t.Fatalf("a page chat without agent_type is answered by %q, want the page's assistant", defaulted.AgentResponse.AgentType)
+	}
 	var pageHistory, general []map[string]any
 	api.json("GET", fmt.Sprintf("/api/chat/page/%d/history", page), "", 200, &pageHistory)
 	api.json("GET", "/api/chat/history", "", 200, &general)
-	if len(pageHistory) != 1 || pageHistory[0]["id"] != float64(onPage.ExchangeID) || pageHistory[0]["page_id"] != float64(page) || len(general) != 1 {
+	if len(pageHistory) != 2 || pageHistory[1]["id"] != float64(onPage.ExchangeID) || pageHistory[1]["page_id"] != float64(page) || len(general) != 1 {
 		t.Fatalf("page history %v; general history %v", pageHistory, general)
 	}
 	if res := api.do("GET", fmt.Sprintf("/api/chat/page/%d/history", bobPage), ""); res.Status != 404 {
