@@ -42,8 +42,8 @@ type Job struct {
 	// proposes edits to it.
 	PageID int64
 
-	page *pageSeen
-	Model      string
+	page  *pageSeen
+	Model string
 	// Team, when set, are a team's usable members and Agent the description router's pick: a
 	// model-backed router may choose another (team_model_route.go).
 	Team []db.Agent

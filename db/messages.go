@@ -46,13 +46,15 @@ type Message struct {
 	ToolResult    string          `db:"tool_result"`
 	DurationMS    *int            `db:"duration_ms"`
 	Metadata      json.RawMessage `db:"metadata"`
-	Feedback      *string         `db:"feedback"`
-	CreatedAt     time.Time       `db:"created_at"`
-	UpdatedAt     time.Time       `db:"updated_at"`
+	// Feedback is "up", "down" or nil; FeedbackReason is the optional reason given with it.
+	Feedback       *string   `db:"feedback"`
+	FeedbackReason string    `db:"feedback_reason"`
+	CreatedAt      time.Time `db:"created_at"`
+	UpdatedAt      time.Time `db:"updated_at"`
 }
 
 const messageColumns = `id, exchange_id, parent_id, position, role, content, status, agent_id, agent_type,
-	tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata, feedback, created_at, updated_at`
+	tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata, feedback, feedback_reason, created_at, updated_at`
 
 // Turn is what StartTurn stored: the exchange (new or existing), the user message and the
 // assistant placeholder whose answer is to be generated.

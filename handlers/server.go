@@ -122,7 +122,8 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		CookieSecure:   d.Config.Secure(),
 		CookieSameSite: csrfSameSite(d.Config),
 		ContextKey:     csrfKey,
-		Skipper:        func(c echo.Context) bool { return strings.HasPrefix(c.Path(), "/static/") },
+		Skipper:        csrfExempt, // static files, and API requests authenticated by an x-api-key
+
 		ErrorHandler: func(err error, c echo.Context) error {
 			return errForbiddenCSRF
 		},

@@ -106,6 +106,9 @@ type MessageView struct {
 	// Confidence is the agent's own estimate ("low", "medium", "high"), when it gave one.
 	Confidence  string
 	Suggestions []Suggestion
+	// Feedback is the person's rating of an answer ("up", "down" or ""), with its optional reason.
+	Feedback       string
+	FeedbackReason string
 	// OOB renders the message as an htmx out-of-band replacement (for streamed updates).
 	OOB bool
 	// ProposalURL loads the edit proposal the answer carries ("" when none).
