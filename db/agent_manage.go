@@ -71,11 +71,19 @@ func (s *Store) SetAgentDisabled(ctx context.Context, m Manager, id int64, disab
 }
 
 // DeleteAgent marks an agent the manager may change as deleted: its link stops working, its
-// conversations stay (and show that the agent is gone).
+// conversations stay (and show that the agent is gone). The floating chat button, which names its
+// agent by identifier, is turned off when it named this one (the identifier may be taken again).
 func (s *Store) DeleteAgent(ctx context.Context, m Manager, id int64) error {
-	res, err := s.DB.ExecContext(ctx, `UPDATE agents SET deleted_at = now(), updated_at = now()
-		WHERE id = $1 AND deleted_at IS NULL AND (owner_id = $2 OR $3)`, id, m.UserID, m.IsAdmin)
-	return affected(res, err, "delete agent")
+	var n int
+	err := s.DB.GetContext(ctx, &n, `WITH gone AS (
+			UPDATE agents SET deleted_at = now(), updated_at = now()
+			WHERE id = $1 AND deleted_at IS NULL AND (owner_id = $2 OR $3) RETURNING identifier),
+		widget_off AS (DELETE FROM app_settings WHERE name = 'floating_widget' AND value->>'agent' IN (SELECT identifier FROM gone))
+		SELECT count(*) FROM gone`, id, m.UserID, m.IsAdmin)
+	if err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return notFound(err, "delete agent")
 }
 
 // ManagedAgent returns an agent (disabled or not, not deleted) that the manager may change.

@@ -145,3 +145,18 @@ func TestFloatingWidgetStaysOffChatPages(t *testing.T) {
 		}
 	}
 }
+
+// Deleting the floating chat button's agent turns the button off, so whoever takes the identifier
+// next does not inherit the instance's button.
+func TestDeletingTheWidgetAgentTurnsTheButtonOff(t *testing.T) {
+	app, admin := signedIn(t)
+	owl := createAgent(t, admin, agentForm("owl"))
+	admin.PostForm("/agents/widget", url.Values{"agent": {"owl"}})
+	admin.PostForm(fmt.Sprintf("/agents/%d/delete", owl), nil)
+	other := app.Client(t)
+	other.SignUp("other@example.com", "correct horse")
+	createAgent(t, other, agentForm("owl", "name", "Impostor"))
+	if doc(t, other.Get("/agents").Body).Find(`#chat-widget`).Length() != 0 {
+		t.Fatal("the floating button now opens another user's agent that took the identifier")
+	}
+}

@@ -101,8 +101,13 @@ func (a *app) submitWidget(c echo.Context) error {
 	if err := a.store.SetFloatingWidgetAgent(ctx, id); err != nil {
 		return err
 	}
+	a.forgetWidget()
+	return redirect(c, "/agents")
+}
+
+// forgetWidget makes this instance read the floating chat button's setting again.
+func (a *app) forgetWidget() {
 	a.widget.mu.Lock()
 	a.widget.read = time.Time{}
 	a.widget.mu.Unlock()
-	return redirect(c, "/agents")
 }
