@@ -42,7 +42,7 @@ func (s *Store) CreateTeam(ctx context.Context, m Manager, in TeamInput) (Team, 
 			VALUES ($1, $2, $3, $4) RETURNING `+teamColumns, m.UserID, in.Name, in.Description, in.Visibility); err != nil {
 			return err
 		}
-		return setMembers(ctx, tx, t.ID, Manager{UserID: m.UserID, IsAdmin: m.IsAdmin}, in.MemberIDs)
+		return setMembers(ctx, tx, t.ID, m, in.MemberIDs)
 	})
 	return t, notFound(err, "create team")
 }
