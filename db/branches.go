@@ -41,7 +41,7 @@ type Siblings struct {
 // exchangeID) that has more than one; the others are absent from the map.
 func (s *Store) BranchSiblings(ctx context.Context, exchangeID int64, ids []int64) (map[int64]Siblings, error) {
 	var rows []struct {
-		ID       int64   `db:"id"`
+		ID       int64         `db:"id"`
 		Versions pq.Int64Array `db:"versions"`
 	}
 	err := s.DB.SelectContext(ctx, &rows, `

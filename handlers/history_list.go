@@ -194,4 +194,3 @@ func (a *app) notFound(c echo.Context) error {
 	}
 	return db.ErrNotFound
 }
-

@@ -13,6 +13,7 @@ func (a *app) historyRoutes(e *echo.Echo) {
 	e.POST("/history/restore", a.submitRestore, a.requireViewer)
 	e.POST("/history/clear", a.submitClearHistory, a.requireViewer)
 	e.GET("/history/trash", a.showTrash, a.requireViewer)
+	e.GET("/history/search", a.showSearch, a.requireViewer)
 	e.POST("/history/trash/restore", a.submitTrashRestore, a.requireViewer)
 	e.POST("/history/trash/purge", a.submitPurge, a.requireViewer)
 
