@@ -75,19 +75,18 @@ func (s *Store) BranchSiblings(ctx context.Context, exchangeID int64, ids []int6
 }
 
 // SwitchBranch shows version to of message id (a sibling: same exchange, parent and role): the
-// branch on screen becomes the newest line of messages under to. Not the user's exchange, or not a
-// sibling, is ErrNotFound.
+// branch on screen becomes the line under to that was written last (its newest descendant). Not the
+// user's exchange, or not a sibling, is ErrNotFound.
 func (s *Store) SwitchBranch(ctx context.Context, userID, exchangeID, id, to int64) error {
 	res, err := s.DB.ExecContext(ctx, `
 		WITH RECURSIVE down AS (
-			SELECT t.id, 1 AS depth FROM chat_message t JOIN chat_message m ON m.id = $3
+			SELECT t.id FROM chat_message t JOIN chat_message m ON m.id = $3
 			WHERE t.id = $4 AND t.exchange_id = $2 AND m.exchange_id = $2 AND t.role = m.role
 			  AND t.parent_id IS NOT DISTINCT FROM m.parent_id
 			UNION ALL
-			SELECT (SELECT c.id FROM chat_message c WHERE c.parent_id = d.id AND c.role IN ('user', 'assistant')
-			        ORDER BY c.id DESC LIMIT 1), d.depth + 1
-			FROM down d WHERE d.id IS NOT NULL)
-		UPDATE chat_exchange e SET leaf_message_id = (SELECT id FROM down WHERE id IS NOT NULL ORDER BY depth DESC LIMIT 1)
+			SELECT c.id FROM chat_message c JOIN down d ON c.parent_id = d.id
+			WHERE c.role IN ('user', 'assistant'))
+		UPDATE chat_exchange e SET leaf_message_id = (SELECT max(id) FROM down)
 		WHERE e.id = $2 AND e.user_id = $1 AND e.deleted_at IS NULL AND EXISTS (SELECT 1 FROM down)`,
 		userID, exchangeID, id, to)
 	if err != nil {

@@ -41,12 +41,6 @@ func seedConversation(t *testing.T, app *handlerstest.App, email, title string, 
 	return id, ids
 }
 
-func htmxGet(c *handlerstest.Client, path string) handlerstest.Response {
-	req, _ := http.NewRequest(http.MethodGet, c.URL(path), nil)
-	req.Header.Set("HX-Request", "true")
-	return c.Do(req)
-}
-
 func TestHistorySidebarPagesByKeysetWithoutGapsOrRepeats(t *testing.T) {
 	app, c := signedIn(t)
 	base := time.Now().Add(-time.Hour)

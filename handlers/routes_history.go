@@ -25,4 +25,11 @@ func (a *app) historyRoutes(e *echo.Echo) {
 	e.POST("/sessions/:id/messages/:mid/regenerate", a.submitRegenerate, a.requireOwner)
 	e.POST("/sessions/:id/messages/:mid/edit", a.submitEdit, a.requireOwner)
 	e.POST("/sessions/:id/messages/:mid/switch", a.submitSwitch, a.requireOwner)
+	e.GET("/sessions/:id/export.md", a.exportMarkdown, a.requireOwner)
+	e.GET("/sessions/:id/export.json", a.exportJSON, a.requireOwner)
+	e.GET("/sessions/:id/share", a.showShares, a.requireOwner)
+	e.POST("/sessions/:id/share", a.submitShare, a.requireOwner)
+	e.POST("/sessions/:id/share/:sid/revoke", a.submitRevokeShare, a.requireOwner)
+	// Public: anyone holding a live link sees its snapshot.
+	e.GET("/share/:token", a.showShared)
 }

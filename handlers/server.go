@@ -149,7 +149,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.GET("/chat", a.showChat, a.requireViewer)
 	e.GET("/chat/new", a.showNewChat, a.requireViewer)
 	e.POST("/chat/messages", a.submitMessage, a.requireViewer)
-	e.GET("/sessions/:id/chat", a.showSession, a.requireViewer)
+	e.GET("/sessions/:id/chat", a.showSession, a.requireOwner)
 	// Guests chat with public agents through the same conversation routes (owner-scoped).
 	e.POST("/sessions/:id/messages", a.submitMessage, a.requireChatter)
 	e.GET("/sessions/:id/events", a.streamEvents, a.requireChatter)

@@ -217,3 +217,11 @@ type TrashItem struct {
 	Title     string
 	DeletedAt time.Time
 }
+
+// ShareLink is one share link of a conversation, as its owner sees it.
+type ShareLink struct {
+	ID        int64
+	URL       string
+	CreatedAt time.Time
+	Revoked   bool
+}
