@@ -1,0 +1,100 @@
+package handlers_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"parley/handlers/handlerstest"
+)
+
+// settled is true when htmx has no request or swap in flight.
+const settled = `!document.querySelector('.htmx-added, .htmx-settling, .htmx-request')`
+
+// A search finds a word from the middle of an old answer, and opening the hit scrolls to it, even
+// when the answer is older than the window a conversation opens with.
+func TestBrowserSearchOpensTheOldAnswerAtTheMatch(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app)
+	texts := make([]string, 120)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("ordinary message %d about the weather", i)
+	}
+	texts[21] = strings.Repeat("Some long preamble sentence. ", 30) + "The password hint mentions zanzibar somewhere. " + strings.Repeat("And a long tail sentence. ", 30)
+	id, ids := seedConversation(t, app, "ada@example.com", "Old travel chat", time.Now().Add(-72*time.Hour), texts...)
+	seedConversation(t, app, "ada@example.com", "Newer chat", time.Now(), "hello", "hi")
+
+	b.do("open chat", chromedp.Navigate(app.URL+"/chat/new"), chromedp.WaitVisible(chromedp.CSS(`#history-search`)))
+	b.do("search", chromedp.SendKeys(chromedp.CSS(`#history-search`), "zanzibar"))
+	b.waitFor("a hit", `document.querySelector('[data-testid=search-hit] mark')?.innerText.toLowerCase() === 'zanzibar'`)
+	if b.eval(`String(document.getElementById('history-browse').classList.contains('hidden'))`) != "true" {
+		t.Fatal("the list still shows beside the results")
+	}
+	b.do("open the hit", chromedp.Click(chromedp.CSS(`[data-testid=search-hit]`)))
+	target := fmt.Sprintf("message-%d", ids[21])
+	b.waitFor("the conversation", fmt.Sprintf(`location.pathname === '/sessions/%d/chat' && document.getElementById('%s')`, id, target))
+	b.waitFor("the stream", `document.getElementById('conn-dot').dataset.state === 'connected'`)
+	time.Sleep(300 * time.Millisecond) // let any late scroll happen
+	inView := fmt.Sprintf(`(() => { const r = document.getElementById('%s').getBoundingClientRect(); const l = document.getElementById('messages').getBoundingClientRect(); return r.bottom > l.top && r.top < l.bottom; })()`, target)
+	if b.eval("String("+inView+")") != "true" {
+		t.Fatal("the matching answer is not scrolled into view")
+	}
+	if b.eval(fmt.Sprintf(`String(document.getElementById('%s').classList.contains('msg-found'))`, target)) != "true" {
+		t.Fatal("the matching answer is not marked")
+	}
+}
+
+// Delete moves a conversation out of the sidebar with an Undo toast; Undo brings it back.
+func TestBrowserDeleteThenUndoRestores(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app)
+	keep, _ := seedConversation(t, app, "ada@example.com", "Keep me", time.Now(), "q", "a")
+	gone, _ := seedConversation(t, app, "ada@example.com", "Delete me", time.Now().Add(-time.Minute), "q", "a")
+	b.do("open", chromedp.Navigate(fmt.Sprintf("%s/sessions/%d/chat", app.URL, keep)), chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#history-%d`, gone))))
+	b.waitFor("settled", settled)
+	b.eval(fmt.Sprintf(`document.querySelector('#history-%d [data-testid=delete]').click(), ''`, gone))
+	b.waitFor("the item to go", fmt.Sprintf(`!document.getElementById('history-%d')`, gone))
+	b.waitFor("the toast", `!document.getElementById('undo-toast').classList.contains('hidden')`)
+	b.waitFor("settled", settled)
+	b.do("undo", chromedp.Click(chromedp.CSS(`[data-testid=undo]`)))
+	b.waitFor("the item to return", fmt.Sprintf(`document.querySelector('#history-%d [data-testid=history-title]')?.innerText === 'Delete me'`, gone))
+	if b.eval(fmt.Sprintf(`String(document.querySelector('#history-%d a').getAttribute('aria-current'))`, keep)) != "page" {
+		t.Fatal("the open conversation lost its highlight after the refresh")
+	}
+	handlerstest.Screenshot(t, b.ctx, "restored")
+
+	// Deleting the open conversation starts a new one, still offering Undo.
+	b.eval(fmt.Sprintf(`document.querySelector('#history-%d [data-testid=delete]').click(), ''`, keep))
+	b.waitFor("a new conversation", `location.pathname === '/chat/new' && document.querySelector('[data-testid=welcome-message]')`)
+	b.waitFor("the toast", `!document.getElementById('undo-toast').classList.contains('hidden')`)
+	b.do("undo", chromedp.Click(chromedp.CSS(`[data-testid=undo]`)))
+	b.waitFor("the item to return", fmt.Sprintf(`document.getElementById('history-%d')`, keep))
+}
+
+// Regenerate shows ‹ 2/2 ›, and the switcher moves between the two answers.
+func TestBrowserRegenerateShowsVersionsAndSwitches(t *testing.T) {
+	up := handlerstest.FakeOpenAI(t, func(n int64) handlerstest.Reply {
+		return handlerstest.Reply{Deltas: []string{fmt.Sprintf("Answer number %d.", n)}}
+	})
+	app := handlerstest.Start(t, handlerstest.WithUpstream(up))
+	b := signInBrowser(t, app)
+	b.do("open chat", chromedp.Navigate(app.URL+"/chat/new"), chromedp.WaitVisible(chromedp.CSS(`#query`)))
+	b.do("send", chromedp.SendKeys(chromedp.CSS(`#query`), "pick a number\n"))
+	b.waitFor("the answer", `(`+answerText+`) === 'Answer number 1.'`)
+	b.waitFor("settled", settled)
+	b.do("regenerate", chromedp.Click(chromedp.CSS(`[data-role=assistant] [data-testid=regenerate]`)))
+	b.waitFor("the second answer", `(`+answerText+`) === 'Answer number 2.'`)
+	b.waitFor("the label", `document.querySelector('[data-testid=version-label]')?.innerText === '2/2'`)
+	b.waitFor("settled", settled)
+	b.do("previous", chromedp.Click(chromedp.CSS(`[data-testid=version-prev]`)))
+	b.waitFor("the first answer again", `(`+answerText+`) === 'Answer number 1.' && document.querySelector('[data-testid=version-label]')?.innerText === '1/2'`)
+	b.waitFor("settled", settled)
+	b.do("next", chromedp.Click(chromedp.CSS(`[data-testid=version-next]`)))
+	b.waitFor("the second answer again", `(`+answerText+`) === 'Answer number 2.' && document.querySelector('[data-testid=version-label]')?.innerText === '2/2'`)
+	b.do("reload", chromedp.Reload())
+	b.waitFor("the label after a reload", `document.querySelector('[data-testid=version-label]')?.innerText === '2/2'`)
+	handlerstest.Screenshot(t, b.ctx, "versions")
+}
