@@ -17,6 +17,9 @@ CREATE INDEX chat_exchange_title_search_idx ON chat_exchange USING gin (to_tsvec
 -- Branch switching finds a message's siblings: the same parent and role.
 CREATE INDEX chat_message_root_idx ON chat_message (exchange_id) WHERE parent_id IS NULL;
 
+-- The sidebar's turn counts: an index-only count of an exchange's user messages, however long it is.
+CREATE INDEX chat_message_user_turns_idx ON chat_message (exchange_id) WHERE role = 'user';
+
 -- A read-only snapshot of a conversation, frozen when shared: anyone holding the token sees
 -- snapshot (the messages of the branch on screen then), nothing else; revoked links answer 404.
 CREATE TABLE chat_share (
@@ -33,6 +36,7 @@ CREATE INDEX chat_share_exchange_idx ON chat_share (exchange_id, created_at DESC
 
 -- +goose Down
 DROP TABLE chat_share;
+DROP INDEX chat_message_user_turns_idx;
 DROP INDEX chat_message_root_idx;
 DROP INDEX chat_exchange_title_search_idx;
 DROP INDEX chat_exchange_user_trash_idx;
