@@ -11,9 +11,6 @@ import (
 	"parley/handlers/handlerstest"
 )
 
-// settled is true when htmx has no request or swap in flight.
-const settled = `!document.querySelector('.htmx-added, .htmx-settling, .htmx-request')`
-
 // A search finds a word from the middle of an old answer, and opening the hit scrolls to it, even
 // when the answer is older than the window a conversation opens with.
 func TestBrowserSearchOpensTheOldAnswerAtTheMatch(t *testing.T) {
@@ -70,7 +67,8 @@ func TestBrowserDeleteThenUndoRestores(t *testing.T) {
 	b.eval(fmt.Sprintf(`document.querySelector('#history-%d [data-testid=delete]').click(), ''`, keep))
 	b.waitFor("a new conversation", `location.pathname === '/chat/new' && document.querySelector('[data-testid=welcome-message]')`)
 	b.waitFor("the toast", `!document.getElementById('undo-toast').classList.contains('hidden')`)
-	b.do("undo", chromedp.Click(chromedp.CSS(`[data-testid=undo]`)))
+	b.waitFor("settled", settled+` && document.readyState === 'complete'`)
+	b.eval(`document.querySelector('[data-testid=undo]').click(), ''`)
 	b.waitFor("the item to return", fmt.Sprintf(`document.getElementById('history-%d')`, keep))
 }
 

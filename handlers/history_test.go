@@ -10,6 +10,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"parley/config"
 	"parley/handlers/handlerstest"
 )
 
@@ -228,4 +229,28 @@ func TestLongConversationOpensWithLatestMessagesAndLoadsOlder(t *testing.T) {
 	if src, _ := at.Find("#chat-stream").Attr("sse-connect"); src != fmt.Sprintf("/sessions/%d/events?from=8", id) {
 		t.Fatalf("the stream starts at %q", src)
 	}
+}
+
+// With a model configured, the first answer is followed by a better title from the model; the
+// answer does not wait for it.
+func TestFirstAnswerGetsAModelTitle(t *testing.T) {
+	up := handlerstest.FakeOpenAI(t, func(n int64) handlerstest.Reply {
+		if n == 1 {
+			return handlerstest.Reply{Deltas: []string{"Knead the dough ", "for ten minutes."}}
+		}
+		return handlerstest.Reply{Deltas: []string{"\"Kneading ", "Bread Dough.\"\n"}}
+	})
+	app, c := signedIn(t, handlerstest.WithUpstream(up), func(cfg *config.Config) { cfg.ImproveTitles = true })
+	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"how   long should I knead bread dough by hand?"}, "idempotency_key": {"k1"}}))
+	waitAnswer(t, app, id)
+	deadline := time.Now().Add(10 * time.Second)
+	var title string
+	for time.Now().Before(deadline) {
+		_ = app.Store.DB.Get(&title, `SELECT title FROM chat_exchange WHERE id = $1`, id)
+		if title == "Kneading Bread Dough" {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("title %q, want the model's", title)
 }

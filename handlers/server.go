@@ -94,6 +94,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		generator: &chat.Generator{
 			Store: d.Store, Provider: provider, Notifier: notifier, Log: d.Logger,
 			Timeout: d.Config.AnswerTimeout, FlushEvery: streamCoalesce, HistoryBudget: 6000,
+			ImproveTitles: d.Config.ImproveTitles && provider.Name() != agents.ProviderOffline,
 		},
 	}
 
