@@ -166,7 +166,9 @@ func (s *historySeeder) text(n int, extra string) (string, string) {
 // conversations adds n conversations of per messages (alternating query and answer), active at
 // random times over the last two years; about one in 2,000 answers holds the rare word.
 func (s *historySeeder) conversations(n, per int) {
-	s.copy(n, per, func(int) time.Time { return time.Now().Add(-time.Duration(s.rng.Int64N(int64(2 * 365 * 24 * time.Hour)))) })
+	s.copy(n, per, func(int) time.Time {
+		return time.Now().Add(-time.Duration(s.rng.Int64N(int64(2 * 365 * 24 * time.Hour))))
+	})
 }
 
 // longConversation adds the newest conversation, of n messages, and returns its id.
