@@ -39,21 +39,21 @@ func (s *Store) SearchConversations(ctx context.Context, userID int64, query str
 			WHERE m.search @@ q.q AND e.user_id = $1 AND e.deleted_at IS NULL AND e.page_id IS NULL
 			ORDER BY m.exchange_id, ts_rank(m.search, q.q) DESC, m.id DESC),
 		title AS (
-			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), q.q) AS rank
+			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), q.q) AS rank, e.updated_at
 			FROM chat_exchange e, q
 			WHERE to_tsvector('english', e.title) @@ q.q AND e.user_id = $1 AND e.deleted_at IS NULL AND e.page_id IS NULL),
 		best AS (
 			SELECT coalesce(msg.exchange_id, title.exchange_id) AS exchange_id, coalesce(msg.id, 0) AS message_id,
-			       coalesce(msg.rank, 0) + coalesce(title.rank, 0) AS rank, msg.created_at
+			       coalesce(msg.rank, 0) + coalesce(title.rank, 0) AS rank, coalesce(msg.created_at, title.updated_at) AS at
 			FROM msg FULL JOIN title ON title.exchange_id = msg.exchange_id
-			ORDER BY 3 DESC LIMIT $3)
+			ORDER BY 3 DESC, 4 DESC, 1 DESC LIMIT $3)
 		SELECT b.exchange_id, b.message_id, b.rank,
 		       ts_headline('english', e.title, q.q, 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',HighlightAll=true') AS title,
 		       coalesce((SELECT ts_headline('english', m.content, q.q, 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',MaxWords=24,MinWords=8,MaxFragments=2,FragmentDelimiter= … ')
 		                 FROM chat_message m WHERE m.id = b.message_id), '') AS snippet,
-		       coalesce(b.created_at, e.updated_at) AS at
+		       b.at
 		FROM best b JOIN chat_exchange e ON e.id = b.exchange_id, q
-		ORDER BY b.rank DESC, at DESC`, userID, query, limit)
+		ORDER BY b.rank DESC, b.at DESC, b.exchange_id DESC`, userID, query, limit)
 	if err != nil {
 		return nil, notFound(err, "search conversations")
 	}

@@ -44,10 +44,14 @@ func (a *app) showSearch(c echo.Context) error {
 	return render(c, http.StatusOK, views.SearchResults(q, out))
 }
 
-// parts cuts a highlighted title or snippet into view parts.
+// markup is the Markdown punctuation left out of snippets, which show plain text.
+var markup = strings.NewReplacer("**", "", "__", "", "`", "", "#", "", "\n", " ")
+
+// parts cuts a highlighted title or snippet into view parts, without Markdown punctuation.
 func parts(s string) []views.TextPart {
 	var out []views.TextPart
 	db.SplitHighlights(s, func(text string, match bool) {
+		text = markup.Replace(text)
 		out = append(out, views.TextPart{Text: text, Match: match})
 	})
 	return out

@@ -191,6 +191,15 @@ func TestSearchFindsTitlesAndMessagesWithHighlights(t *testing.T) {
 	if res := htmxGet(c, "/history/search?q=%22"); res.Status != http.StatusOK || !strings.Contains(res.Body, "Nothing found") {
 		t.Fatalf("a query of punctuation: %d %s", res.Status, res.Body)
 	}
+	// Equal relevance: the more recent conversation first.
+	older, _ := seedConversation(t, app, "ada@example.com", "Tea one", time.Now().Add(-5*time.Hour), "masala chai?", "spiced tea")
+	newer, _ := seedConversation(t, app, "ada@example.com", "Tea two", time.Now().Add(-time.Hour), "masala chai?", "spiced tea")
+	tea := doc(t, htmxGet(c, "/history/search?q=masala").Body).Find("[data-testid=search-hit]")
+	first, _ := tea.Eq(0).Attr("href")
+	second, _ := tea.Eq(1).Attr("href")
+	if !strings.HasPrefix(first, fmt.Sprintf("/sessions/%d/", newer)) || !strings.HasPrefix(second, fmt.Sprintf("/sessions/%d/", older)) {
+		t.Fatalf("ties not by recency: %s, %s", first, second)
+	}
 	// Opening the hit renders the matching message and marks it for scrolling.
 	page := c.Get(want)
 	if !strings.Contains(page.Body, fmt.Sprintf(`data-focus-message="message-%d"`, ids[1])) || !strings.Contains(page.Body, "cardamom") {
