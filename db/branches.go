@@ -74,6 +74,13 @@ func (s *Store) BranchSiblings(ctx context.Context, exchangeID int64, ids []int6
 	return out, nil
 }
 
+// Branched reports whether the exchange ever branched (has a leaf_message_id).
+func (s *Store) Branched(ctx context.Context, exchangeID int64) (bool, error) {
+	var b bool
+	err := s.DB.GetContext(ctx, &b, `SELECT leaf_message_id IS NOT NULL FROM chat_exchange WHERE id = $1`, exchangeID)
+	return b, notFound(err, "branched")
+}
+
 // SwitchBranch shows version to of message id (a sibling: same exchange, parent and role): the
 // branch on screen becomes the line under to that was written last (its newest descendant). Not the
 // user's exchange, or not a sibling, is ErrNotFound.

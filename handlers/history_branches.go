@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -62,11 +63,37 @@ func (a *app) markVersions(ctx context.Context, e db.Exchange, msgs []views.Mess
 		return err
 	}
 	for i := range msgs {
-		if s, ok := sibs[msgs[i].ID]; ok {
-			msgs[i].Version, msgs[i].Versions, msgs[i].PrevVersion, msgs[i].NextVersion = s.Index, s.Count, s.Prev, s.Next
-		}
+		setVersions(&msgs[i], sibs)
 	}
 	return nil
+}
+
+// finishedVersions reads the versions of the changed (ids) user messages and answers of msgs that
+// are no longer being written, for a stream's updates: their ‹ n/m › shows once they are final.
+// Text still streaming needs no query, nor does a conversation that never branched.
+func (a *app) finishedVersions(ctx context.Context, exchangeID int64, ids []int64, msgs []db.Message) (map[int64]db.Siblings, error) {
+	var final []int64
+	for _, m := range msgs {
+		if slices.Contains(ids, m.ID) && (m.Role == db.RoleUser || m.Role == db.RoleAssistant) &&
+			m.Status != db.StatusPending && m.Status != db.StatusStreaming {
+			final = append(final, m.ID)
+		}
+	}
+	if len(final) == 0 {
+		return nil, nil
+	}
+	branched, err := a.store.Branched(ctx, exchangeID)
+	if err != nil || !branched {
+		return nil, err
+	}
+	return a.store.BranchSiblings(ctx, exchangeID, final)
+}
+
+// setVersions sets a message view's ‹ n/m › from sibs, when it has versions.
+func setVersions(v *views.MessageView, sibs map[int64]db.Siblings) {
+	if s, ok := sibs[v.ID]; ok {
+		v.Version, v.Versions, v.PrevVersion, v.NextVersion = s.Index, s.Count, s.Prev, s.Next
+	}
 }
 
 // showOlderMessages answers the scroll sentinel at the top of a conversation with the window of

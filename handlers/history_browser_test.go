@@ -75,7 +75,8 @@ func TestBrowserDeleteThenUndoRestores(t *testing.T) {
 // Regenerate shows ‹ 2/2 ›, and the switcher moves between the two answers.
 func TestBrowserRegenerateShowsVersionsAndSwitches(t *testing.T) {
 	up := handlerstest.FakeOpenAI(t, func(n int64) handlerstest.Reply {
-		return handlerstest.Reply{Deltas: []string{fmt.Sprintf("Answer number %d.", n)}}
+		// Streamed slowly, so the finished answer and its ‹ n/m › arrive on the stream.
+		return handlerstest.Reply{Deltas: []string{"Answer ", "number ", fmt.Sprintf("%d.", n)}, Gap: 150 * time.Millisecond}
 	})
 	app := handlerstest.Start(t, handlerstest.WithUpstream(up))
 	b := signInBrowser(t, app)
@@ -83,14 +84,17 @@ func TestBrowserRegenerateShowsVersionsAndSwitches(t *testing.T) {
 	b.do("send", chromedp.SendKeys(chromedp.CSS(`#query`), "pick a number\n"))
 	b.waitFor("the answer", `(`+answerText+`) === 'Answer number 1.'`)
 	b.waitFor("settled", settled)
-	b.do("regenerate", chromedp.Click(chromedp.CSS(`[data-role=assistant] [data-testid=regenerate]`)))
+	b.eval("document.querySelector('[data-role=assistant] [data-testid=regenerate]').click(), ''")
 	b.waitFor("the second answer", `(`+answerText+`) === 'Answer number 2.'`)
 	b.waitFor("the label", `document.querySelector('[data-testid=version-label]')?.innerText === '2/2'`)
 	b.waitFor("settled", settled)
-	b.do("previous", chromedp.Click(chromedp.CSS(`[data-testid=version-prev]`)))
+	b.eval("document.querySelector('[data-testid=version-prev]').click(), ''")
 	b.waitFor("the first answer again", `(`+answerText+`) === 'Answer number 1.' && document.querySelector('[data-testid=version-label]')?.innerText === '1/2'`)
+	// The new pane's stream opens and sends its snapshot; click once that has landed.
+	b.waitFor("the stream", `document.getElementById('conn-dot').dataset.state === 'connected'`)
+	time.Sleep(300 * time.Millisecond)
 	b.waitFor("settled", settled)
-	b.do("next", chromedp.Click(chromedp.CSS(`[data-testid=version-next]`)))
+	b.eval("document.querySelector('[data-testid=version-next]').click(), ''")
 	b.waitFor("the second answer again", `(`+answerText+`) === 'Answer number 2.' && document.querySelector('[data-testid=version-label]')?.innerText === '2/2'`)
 	b.do("reload", chromedp.Reload())
 	b.waitFor("the label after a reload", `document.querySelector('[data-testid=version-label]')?.innerText === '2/2'`)
