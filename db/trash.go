@@ -21,12 +21,12 @@ func (s *Store) RenameExchange(ctx context.Context, userID, id int64, title stri
 	return e, notFound(err, "rename exchange")
 }
 
-// TrashExchanges moves the user's live exchanges among ids to the trash and returns the ids it
+// TrashExchanges moves the user's live general exchanges among ids to the trash and returns the ids it
 // moved (others' and missing ids are skipped silently: the caller answers 404 when none moved).
 func (s *Store) TrashExchanges(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
 	var out []int64
 	err := s.DB.SelectContext(ctx, &out, `UPDATE chat_exchange SET deleted_at = now()
-		WHERE user_id = $1 AND id = ANY($2) AND deleted_at IS NULL RETURNING id`, userID, int64Array(ids))
+		WHERE user_id = $1 AND id = ANY($2) AND page_id IS NULL AND deleted_at IS NULL RETURNING id`, userID, int64Array(ids))
 	return out, notFound(err, "trash exchanges")
 }
 
@@ -41,21 +41,21 @@ func (s *Store) ClearGeneralHistory(ctx context.Context, userID int64) (int64, e
 	return res.RowsAffected()
 }
 
-// RestoreExchanges takes the user's trashed exchanges among ids out of the trash and returns the
+// RestoreExchanges takes the user's trashed general exchanges among ids out of the trash and returns the
 // ids it restored.
 func (s *Store) RestoreExchanges(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
 	var out []int64
 	err := s.DB.SelectContext(ctx, &out, `UPDATE chat_exchange SET deleted_at = NULL
-		WHERE user_id = $1 AND id = ANY($2) AND deleted_at IS NOT NULL RETURNING id`, userID, int64Array(ids))
+		WHERE user_id = $1 AND id = ANY($2) AND page_id IS NULL AND deleted_at IS NOT NULL RETURNING id`, userID, int64Array(ids))
 	return out, notFound(err, "restore exchanges")
 }
 
-// PurgeExchanges deletes the user's trashed exchanges among ids for good, with their messages and
+// PurgeExchanges deletes the user's trashed general exchanges among ids for good, with their messages and
 // share links, and returns the ids it deleted. Live exchanges are never purged.
 func (s *Store) PurgeExchanges(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
 	var out []int64
 	err := s.DB.SelectContext(ctx, &out, `DELETE FROM chat_exchange
-		WHERE user_id = $1 AND id = ANY($2) AND deleted_at IS NOT NULL RETURNING id`, userID, int64Array(ids))
+		WHERE user_id = $1 AND id = ANY($2) AND page_id IS NULL AND deleted_at IS NOT NULL RETURNING id`, userID, int64Array(ids))
 	return out, notFound(err, "purge exchanges")
 }
 
