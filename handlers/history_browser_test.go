@@ -100,3 +100,35 @@ func TestBrowserRegenerateShowsVersionsAndSwitches(t *testing.T) {
 	b.waitFor("the label after a reload", `document.querySelector('[data-testid=version-label]')?.innerText === '2/2'`)
 	handlerstest.Screenshot(t, b.ctx, "versions")
 }
+
+// A long conversation opens at its end with its latest messages; scrolling up loads older ones
+// above without moving what is being read.
+func TestBrowserOlderMessagesLoadOnScrollKeepingPlace(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app)
+	texts := make([]string, 100)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("message %d", i+1)
+	}
+	id, ids := seedConversation(t, app, "ada@example.com", "Long", time.Now(), texts...)
+	b.do("open", chromedp.Navigate(fmt.Sprintf("%s/sessions/%d/chat", app.URL, id)), chromedp.WaitVisible(chromedp.CSS(`#older-messages`)))
+	b.waitFor("the stream", `document.getElementById('conn-dot').dataset.state === 'connected'`)
+	b.waitFor("the end in view", `(() => { const l = document.getElementById('messages'); return l.scrollTop + l.clientHeight >= l.scrollHeight - 2; })()`)
+	if n := b.eval(`String(document.querySelectorAll('#message-list .msg').length)`); n != "40" {
+		t.Fatalf("%s messages rendered, want 40", n)
+	}
+	offset := fmt.Sprintf(`String(Math.round(document.getElementById('message-%d').getBoundingClientRect().top - document.getElementById('messages').getBoundingClientRect().top))`, ids[60])
+	b.eval(`document.getElementById('messages').scrollTop = 0, ''`)
+	before := b.eval(offset)
+	b.waitFor("older messages", `document.querySelectorAll('#message-list .msg').length === 80`)
+	b.waitFor("settled", settled)
+	// The message that was at the top stays where it was instead of jumping to the end or the start.
+	var was, is int
+	fmt.Sscan(before, &was)
+	fmt.Sscan(b.eval(offset), &is)
+	if is < was-40 || is > was+40 {
+		t.Fatalf("the message read before moved from %d to %d px from the top", was, is)
+	}
+	b.eval(`document.getElementById('messages').scrollTop = 0, ''`)
+	b.waitFor("the oldest messages", `document.querySelectorAll('#message-list .msg').length === 100 && !document.getElementById('older-messages')`)
+}
