@@ -83,8 +83,8 @@ func (s *Store) Branched(ctx context.Context, exchangeID int64) (bool, error) {
 
 // SwitchBranch shows version to of message id (a sibling: same exchange, parent and role): the
 // branch on screen becomes the line under to that was written last (its newest descendant). Not the
-// user's exchange, or not a sibling, is ErrNotFound.
-func (s *Store) SwitchBranch(ctx context.Context, userID, exchangeID, id, to int64) error {
+// owner's exchange, or not a sibling, is ErrNotFound.
+func (s *Store) SwitchBranch(ctx context.Context, o Owner, exchangeID, id, to int64) error {
 	res, err := s.DB.ExecContext(ctx, `
 		WITH RECURSIVE down AS (
 			SELECT t.id FROM chat_message t JOIN chat_message m ON m.id = $3
@@ -94,8 +94,8 @@ func (s *Store) SwitchBranch(ctx context.Context, userID, exchangeID, id, to int
 			SELECT c.id FROM chat_message c JOIN down d ON c.parent_id = d.id
 			WHERE c.role IN ('user', 'assistant'))
 		UPDATE chat_exchange e SET leaf_message_id = (SELECT max(id) FROM down)
-		WHERE e.id = $2 AND e.user_id = $1 AND e.deleted_at IS NULL AND EXISTS (SELECT 1 FROM down)`,
-		userID, exchangeID, id, to)
+		WHERE e.id = $2 AND `+ownedBy("$1", "$5")+` AND e.deleted_at IS NULL AND EXISTS (SELECT 1 FROM down)`,
+		o.UserID, exchangeID, id, to, o.GuestID)
 	if err != nil {
 		return notFound(err, "switch branch")
 	}
@@ -109,15 +109,15 @@ func (s *Store) SwitchBranch(ctx context.Context, userID, exchangeID, id, to int
 // of the branch on screen and returns it; the old answer stays as another version. The answer must
 // be finished (not pending or streaming) and the exchange idle (else ErrBusy). Not the user's, or
 // not an answer, is ErrNotFound.
-func (s *Store) Regenerate(ctx context.Context, userID, exchangeID, id, agentID int64, agentType string) (Message, error) {
+func (s *Store) Regenerate(ctx context.Context, o Owner, exchangeID, id, agentID int64, agentType string) (Message, error) {
 	var out Message
 	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
 		var parent int64
 		if err := tx.GetContext(ctx, &parent, `SELECT m.parent_id FROM chat_message m
 			JOIN chat_exchange e ON e.id = m.exchange_id
-			WHERE m.id = $3 AND m.exchange_id = $2 AND e.user_id = $1 AND e.deleted_at IS NULL
+			WHERE m.id = $3 AND m.exchange_id = $2 AND `+ownedBy("$1", "$4")+` AND e.deleted_at IS NULL
 			  AND m.role = 'assistant' AND m.parent_id IS NOT NULL
-			FOR UPDATE OF e`, userID, exchangeID, id); err != nil {
+			FOR UPDATE OF e`, o.UserID, exchangeID, id, o.GuestID); err != nil {
 			return err
 		}
 		if err := idle(ctx, tx, exchangeID); err != nil {
@@ -138,14 +138,14 @@ func (s *Store) Regenerate(ctx context.Context, userID, exchangeID, id, agentID 
 // of its own, makes that answer the end of the branch on screen and returns both; the old query and
 // everything after it stay as another version. The exchange must be idle (else ErrBusy). Not the
 // user's, or not a user message, is ErrNotFound.
-func (s *Store) EditQuery(ctx context.Context, userID, exchangeID, id int64, query string, agentID int64, agentType string) (Message, Message, error) {
+func (s *Store) EditQuery(ctx context.Context, o Owner, exchangeID, id int64, query string, agentID int64, agentType string) (Message, Message, error) {
 	var user, answer Message
 	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
 		var parent *int64
 		if err := tx.GetContext(ctx, &parent, `SELECT m.parent_id FROM chat_message m
 			JOIN chat_exchange e ON e.id = m.exchange_id
-			WHERE m.id = $3 AND m.exchange_id = $2 AND e.user_id = $1 AND e.deleted_at IS NULL AND m.role = 'user'
-			FOR UPDATE OF e`, userID, exchangeID, id); err != nil {
+			WHERE m.id = $3 AND m.exchange_id = $2 AND `+ownedBy("$1", "$4")+` AND e.deleted_at IS NULL AND m.role = 'user'
+			FOR UPDATE OF e`, o.UserID, exchangeID, id, o.GuestID); err != nil {
 			return err
 		}
 		if err := idle(ctx, tx, exchangeID); err != nil {

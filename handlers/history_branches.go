@@ -135,15 +135,15 @@ func (a *app) submitRegenerate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	agent, err := a.exchangeAgent(ctx, &e)
+	agent, err := a.retryAgent(c, &e, mid)
 	if err != nil {
 		return err
 	}
-	m, err := a.store.Regenerate(ctx, viewer(c).ID, e.ID, mid, agent.ID, agent.AgentType)
+	m, err := a.store.Regenerate(ctx, chatOwner(c), e.ID, mid, agent.ID, agent.AgentType)
 	if err != nil {
 		return err
 	}
-	if err := a.startAnswer(ctx, chat.Job{UserID: viewer(c).ID, ExchangeID: e.ID, AnswerID: m.ID, Agent: agent}); err != nil {
+	if err := a.startAnswer(ctx, chat.Job{UserID: chatOwner(c).UserID, ExchangeID: e.ID, AnswerID: m.ID, Agent: agent, Model: e.Model}); err != nil {
 		return err
 	}
 	return a.showBranch(c, e.ID)
@@ -161,19 +161,22 @@ func (a *app) submitEdit(c echo.Context) error {
 	if err := chat.CheckQuery(query, a.cfg.MaxQueryChars); err != nil {
 		return err
 	}
-	if wait, ok := a.limits.allowMessage(viewer(c).ID); !ok {
+	if e.TeamID != nil {
+		return fault.New(fault.Invalid, "Edit and resend is not available in team chats: send the corrected question as a new message.")
+	}
+	if wait, ok := a.allowChatMessage(c, chatOwner(c)); !ok {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
 		return &fault.Error{Code: fault.RateLimited, Message: "You are sending messages too quickly. Wait a moment."}
 	}
-	agent, err := a.exchangeAgent(ctx, &e)
+	agent, err := a.retryAgent(c, &e, mid)
 	if err != nil {
 		return err
 	}
-	_, answer, err := a.store.EditQuery(ctx, viewer(c).ID, e.ID, mid, query, agent.ID, agent.AgentType)
+	_, answer, err := a.store.EditQuery(ctx, chatOwner(c), e.ID, mid, query, agent.ID, agent.AgentType)
 	if err != nil {
 		return err
 	}
-	if err := a.startAnswer(ctx, chat.Job{UserID: viewer(c).ID, ExchangeID: e.ID, AnswerID: answer.ID, Agent: agent}); err != nil {
+	if err := a.startAnswer(ctx, chat.Job{UserID: chatOwner(c).UserID, ExchangeID: e.ID, AnswerID: answer.ID, Agent: agent, Model: e.Model}); err != nil {
 		return err
 	}
 	return a.showBranch(c, e.ID)
@@ -189,7 +192,7 @@ func (a *app) submitSwitch(c echo.Context) error {
 	if err != nil || to <= 0 {
 		return db.ErrNotFound
 	}
-	if err := a.store.SwitchBranch(c.Request().Context(), viewer(c).ID, e.ID, mid, to); err != nil {
+	if err := a.store.SwitchBranch(c.Request().Context(), chatOwner(c), e.ID, mid, to); err != nil {
 		return err
 	}
 	return a.showBranch(c, e.ID)
@@ -211,13 +214,13 @@ func (a *app) showBranch(c echo.Context, exchangeID int64) error {
 	return render(c, http.StatusOK, views.ChatPaneView(pane))
 }
 
-// ownExchange reads the viewer's conversation :id; anyone else's is 404.
+// ownExchange reads conversation :id of the signed-in user or the guest; anyone else's is 404.
 func (a *app) ownExchange(c echo.Context) (db.Exchange, error) {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return db.Exchange{}, err
 	}
-	return a.store.UserExchange(c.Request().Context(), viewer(c).ID, id)
+	return a.store.OwnerExchange(c.Request().Context(), chatOwner(c), id)
 }
 
 // ownMessage reads the viewer's conversation :id and the message id :mid (checked by the store).

@@ -109,3 +109,36 @@ func TestRegenerateEditAndSwitchKeepEveryVersion(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// Guests load older messages and regenerate in their own conversations; other guests get 404.
+func TestGuestLoadsOlderMessagesAndRegenerates(t *testing.T) {
+	app, guest, _ := publicAgent(t)
+	htmxPost(guest, "/chat/owl/messages", url.Values{"query": {"hello owl"}, "idempotency_key": {"g1"}})
+	ex := guestExchange(t, app)
+	answer := waitAnswer(t, app, ex)
+	// Make the conversation long: 60 more messages after the first turn.
+	for i := 3; i <= 62; i++ {
+		app.Store.DB.MustExec(`INSERT INTO chat_message (exchange_id, position, role, content) VALUES ($1, $2, 'user', $3)`, ex, i, fmt.Sprintf("note %d", i))
+	}
+	if res := guest.Get("/chat/owl"); strings.Count(res.Body, `class="msg `) != 40 || !strings.Contains(res.Body, `id="older-messages"`) {
+		t.Fatalf("the guest page does not open with the latest 40 messages")
+	}
+	older := htmxGet(guest, fmt.Sprintf("/sessions/%d/messages?before=23", ex))
+	if older.Status != http.StatusOK || !strings.Contains(older.Body, "hello owl") {
+		t.Fatalf("older messages for the guest: %d", older.Status)
+	}
+	other := app.Client(t)
+	htmxPost(other, "/chat/owl/messages", url.Values{"query": {"me too"}, "idempotency_key": {"g2"}})
+	if res := htmxGet(other, fmt.Sprintf("/sessions/%d/messages?before=23", ex)); res.Status != http.StatusNotFound {
+		t.Fatalf("another guest reads older messages: %d", res.Status)
+	}
+	if res := htmxPost(other, fmt.Sprintf("/sessions/%d/messages/%d/regenerate", ex, answer.ID), url.Values{}); res.Status != http.StatusNotFound {
+		t.Fatalf("another guest regenerates: %d", res.Status)
+	}
+	if res := htmxPost(guest, fmt.Sprintf("/sessions/%d/messages/%d/regenerate", ex, answer.ID), url.Values{}); res.Status != http.StatusOK {
+		t.Fatalf("the guest regenerates: %d %s", res.Status, res.Body)
+	}
+	if again := waitAnswer(t, app, ex); again.ID == answer.ID || *again.ParentID != *answer.ParentID {
+		t.Fatalf("the regenerated answer %+v is not a new version", again)
+	}
+}

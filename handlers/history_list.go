@@ -186,6 +186,24 @@ func (a *app) requireOwner(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// requireChatterOwner is requireOwner for routes guests use too (their conversations are scoped to
+// their guest session by chatOwner).
+func (a *app) requireChatterOwner(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if viewer(c) != nil {
+			return next(c)
+		}
+		id, err := a.loadGuest(c)
+		if err != nil {
+			return err
+		}
+		if id == 0 {
+			return a.notFound(c)
+		}
+		return next(c)
+	}
+}
+
 // notFound answers a missing (or someone else's) conversation: the "Conversation not found" page
 // for page loads, the generic error otherwise.
 func (a *app) notFound(c echo.Context) error {

@@ -6,7 +6,8 @@ import (
 
 // historyRoutes registers conversation history management: search, trash, branches, export and
 // share links (SPEC.md §4 "History sidebar", "Per message"). Routes addressing one conversation use
-// requireOwner: a signed-out client gets the same 404 as a stranger.
+// requireOwner (signed-in people) or requireChatterOwner (guests too: older messages and versions):
+// a client with neither gets the same 404 as a stranger.
 func (a *app) historyRoutes(e *echo.Echo) {
 	e.GET("/history", a.showHistoryPage, a.requireViewer)
 	e.POST("/history/delete", a.submitDeleteMany, a.requireViewer)
@@ -21,10 +22,10 @@ func (a *app) historyRoutes(e *echo.Echo) {
 	e.GET("/sessions/:id/rename", a.showRenameForm, a.requireOwner)
 	e.POST("/sessions/:id/rename", a.submitRename, a.requireOwner)
 	e.POST("/sessions/:id/delete", a.submitDelete, a.requireOwner)
-	e.GET("/sessions/:id/messages", a.showOlderMessages, a.requireOwner)
-	e.POST("/sessions/:id/messages/:mid/regenerate", a.submitRegenerate, a.requireOwner)
-	e.POST("/sessions/:id/messages/:mid/edit", a.submitEdit, a.requireOwner)
-	e.POST("/sessions/:id/messages/:mid/switch", a.submitSwitch, a.requireOwner)
+	e.GET("/sessions/:id/messages", a.showOlderMessages, a.requireChatterOwner)
+	e.POST("/sessions/:id/messages/:mid/regenerate", a.submitRegenerate, a.requireChatterOwner)
+	e.POST("/sessions/:id/messages/:mid/edit", a.submitEdit, a.requireChatterOwner)
+	e.POST("/sessions/:id/messages/:mid/switch", a.submitSwitch, a.requireChatterOwner)
 	e.GET("/sessions/:id/export.md", a.exportMarkdown, a.requireOwner)
 	e.GET("/sessions/:id/export.json", a.exportJSON, a.requireOwner)
 	e.GET("/sessions/:id/share", a.showShares, a.requireOwner)
