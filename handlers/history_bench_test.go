@@ -38,7 +38,7 @@ func BenchmarkHistoryAtScale(b *testing.B) {
 	started := time.Now()
 	s.conversations(1000, 10)
 	s.analyze()
-	b.Logf("seeded 1,000 conversations in %s", time.Since(started).Round(time.Millisecond))
+	fmt.Printf("seeded 1,000 conversations in %s\n", time.Since(started).Round(time.Millisecond))
 	first1k := benchP50(b, "sidebar-first-page/1k", func() { s.history(nil) })
 	deep1k := benchP50(b, "sidebar-deep-page/1k", func() { s.history(s.cursorAt(500)) })
 
@@ -48,7 +48,7 @@ func BenchmarkHistoryAtScale(b *testing.B) {
 	s.analyze()
 	var messages int
 	_ = app.Store.DB.Get(&messages, `SELECT count(*) FROM chat_message`)
-	b.Logf("seeded 100,000 conversations (%d messages) in %s", messages, time.Since(started).Round(time.Millisecond))
+	fmt.Printf("seeded 100,000 conversations (%d messages) in %s\n", messages, time.Since(started).Round(time.Millisecond))
 	first100k := benchP50(b, "sidebar-first-page/100k", func() { s.history(nil) })
 	deepCursor := s.cursorAt(50_000)
 	deep100k := benchP50(b, "sidebar-deep-page/100k", func() { s.history(deepCursor) })
@@ -83,11 +83,14 @@ func BenchmarkHistoryAtScale(b *testing.B) {
 		s.history(nil)
 	})
 
-	b.Logf("sidebar first page: %.2f ms at 1k, %.2f ms at 100k (%.2f×, target ≤ 1.3×)", first1k, first100k, first100k/first1k)
-	b.Logf("sidebar deep page:  %.2f ms at 1k, %.2f ms at 100k (%.2f×, target ≤ 1.3×)", deep1k, deep100k, deep100k/deep1k)
-	b.Logf("search at %d messages: common word %.2f ms, rare word %.2f ms, two words %.2f ms (target p50 ≤ 50 ms)", messages, searchCommon, searchRare, searchTwo)
-	b.Logf("open 1,000-message conversation: page %.2f ms, its SQL %.2f ms (%.2f×, target ≤ 2×)", open, openSQL, open/openSQL)
-	s.explain(long, deepCursor, common)
+	// Go does not print a parent benchmark's log when it has sub-benchmarks: print the summary.
+	summary := ""
+	summary += fmt.Sprintf("sidebar first page: %.2f ms at 1k, %.2f ms at 100k (%.2f×, target ≤ 1.3×)\n", first1k, first100k, first100k/first1k)
+	summary += fmt.Sprintf("sidebar deep page:  %.2f ms at 1k, %.2f ms at 100k (%.2f×, target ≤ 1.3×)\n", deep1k, deep100k, deep100k/deep1k)
+	summary += fmt.Sprintf("search at %d messages: common word %.2f ms, rare word %.2f ms, two words %.2f ms (target p50 ≤ 50 ms)\n", messages, searchCommon, searchRare, searchTwo)
+	summary += fmt.Sprintf("open 1,000-message conversation: page %.2f ms, its SQL %.2f ms (%.2f×, target ≤ 2×)\n", open, openSQL, open/openSQL)
+	fmt.Print(summary)
+	s.explain(summary, long, deepCursor, common)
 }
 
 // benchP50 runs fn as a sub-benchmark and returns (and reports) its median time in milliseconds.
@@ -280,7 +283,7 @@ func (s *historySeeder) search(q string) {
 
 // explain runs each hot query once more on a connection with auto_explain, and writes the plans
 // PostgreSQL reports (as notices) to test-artifacts/history-explain.txt.
-func (s *historySeeder) explain(long int64, deep *db.HistoryCursor, word string) {
+func (s *historySeeder) explain(summary string, long int64, deep *db.HistoryCursor, word string) {
 	var mu sync.Mutex
 	var plans []string
 	base, err := pq.NewConnector(s.app.Config.DatabaseURL)
@@ -299,6 +302,7 @@ func (s *historySeeder) explain(long int64, deep *db.HistoryCursor, word string)
 	store := &db.Store{DB: conn}
 	ctx := context.Background()
 	var out strings.Builder
+	out.WriteString(summary + "\n")
 	step := func(name string, fn func()) {
 		mu.Lock()
 		plans = nil
@@ -320,5 +324,5 @@ func (s *historySeeder) explain(long int64, deep *db.HistoryCursor, word string)
 	if err := os.WriteFile(file, []byte(out.String()), 0o644); err != nil {
 		s.b.Fatal(err)
 	}
-	s.b.Logf("EXPLAIN ANALYZE of the hot queries: %s", file)
+	fmt.Printf("EXPLAIN ANALYZE of the hot queries: %s\n", file)
 }
