@@ -87,9 +87,8 @@ func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
 	if !validKey(in.IdempotencyKey) {
 		return t, fault.Field("idempotency_key", "idempotency_key must be at most 64 of A-Z, a-z, 0-9, - and _.")
 	}
-	if wait, ok := a.limits.allowMessage(u.ID); !ok {
-		c.Response().Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds()+0.999)))
-		return t, &fault.Error{Code: fault.RateLimited, Message: "Too many messages. Wait " + strconv.Itoa(int(wait.Seconds()+0.999)) + " s."}
+	if err := a.takeMessageSlot(c, db.Owner{UserID: u.ID}); err != nil {
+		return t, err
 	}
 	var pageID int64
 	if exchange == nil {

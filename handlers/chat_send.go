@@ -245,6 +245,9 @@ func (a *app) restartAnswer(c echo.Context, owner db.Owner, e db.Exchange, answe
 	if err != nil {
 		return db.Message{}, err
 	}
+	if err := a.takeMessageSlot(c, owner); err != nil {
+		return db.Message{}, err
+	}
 	m, err := a.store.RestartOwnedAnswer(ctx, owner, e.ID, answerID)
 	if err != nil {
 		return m, err

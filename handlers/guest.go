@@ -3,12 +3,14 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"parley/accounts"
 	"parley/db"
+	"parley/fault"
 )
 
 const (
@@ -137,4 +139,16 @@ func (a *app) allowChatMessage(c echo.Context, o db.Owner) (time.Duration, bool)
 		return a.limits.allowMessage(o.UserID)
 	}
 	return a.limits.allowGuestMessage(c.RealIP())
+}
+
+// takeMessageSlot takes one message from the owner's bucket (allowChatMessage) before a model
+// call; an empty bucket is a 429 fault with Retry-After set.
+func (a *app) takeMessageSlot(c echo.Context, o db.Owner) error {
+	wait, ok := a.allowChatMessage(c, o)
+	if ok {
+		return nil
+	}
+	secs := strconv.Itoa(int(wait.Seconds() + 0.999))
+	c.Response().Header().Set("Retry-After", secs)
+	return &fault.Error{Code: fault.RateLimited, Message: "Too many messages. Wait " + secs + " s."}
 }

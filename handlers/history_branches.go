@@ -139,6 +139,9 @@ func (a *app) submitRegenerate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := a.takeMessageSlot(c, chatOwner(c)); err != nil {
+		return err
+	}
 	m, err := a.store.Regenerate(ctx, chatOwner(c), e.ID, mid, agent.ID, agent.AgentType)
 	if err != nil {
 		return err
