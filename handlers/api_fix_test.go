@@ -1,11 +1,16 @@
 package handlers_test
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"parley/config"
 	"parley/handlers/handlerstest"
@@ -40,5 +45,114 @@ func TestRegenerateAndRetryAreRateLimited(t *testing.T) {
 	}
 	if up.Calls.Load() != calls {
 		t.Fatalf("model called %d more times while rate-limited", up.Calls.Load()-calls)
+	}
+}
+
+type apiEvent struct{ name, data string }
+
+// openStream posts body to /api/chat/stream and returns the response and a channel of its events
+// (closed when the stream ends).
+func openStream(t *testing.T, app *handlerstest.App, c *handlerstest.Client, body string) (*http.Response, <-chan apiEvent) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", app.URL+"/api/chat/stream", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-CSRF-Token", c.CSRFToken())
+	resp, err := c.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	ch := make(chan apiEvent, 100)
+	go func() {
+		defer close(ch)
+		var cur apiEvent
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "event: "):
+				cur.name = strings.TrimPrefix(line, "event: ")
+			case strings.HasPrefix(line, "data: "):
+				cur.data += strings.TrimPrefix(line, "data: ")
+			case line == "" && cur.name != "":
+				ch <- cur
+				cur = apiEvent{}
+			}
+		}
+	}()
+	return resp, ch
+}
+
+// latestExchange waits for the test's first exchange to be stored and returns its id.
+func latestExchange(t *testing.T, app *handlerstest.App) int64 {
+	t.Helper()
+	for range 500 {
+		var id *int64
+		_ = app.Store.DB.Get(&id, `SELECT max(id) FROM chat_exchange`)
+		if id != nil {
+			return *id
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no exchange was stored")
+	return 0
+}
+
+func slowModel(t *testing.T) *handlerstest.Upstream {
+	return handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
+		return handlerstest.Reply{Deltas: []string{"a ", "b ", "c ", "d ", "e ", "f"}, Gap: 400 * time.Millisecond}
+	})
+}
+
+// A stopped answer is not a success: the blocking call answers 409 with error_code 409 and an
+// error object; the stream sends an error event (not agent_completed) before result and done.
+func TestAPIStoppedAnswerIsAnError(t *testing.T) {
+	app, c := signedIn(t, handlerstest.WithUpstream(slowModel(t)))
+	api := cookieAPI(t, c)
+	got := make(chan handlerstest.Response, 1)
+	go func() { got <- api.do("POST", "/api/chat", `{"query": "slow"}`) }()
+	id := latestExchange(t, app)
+	time.Sleep(300 * time.Millisecond)
+	htmxPost(c, fmt.Sprintf("/sessions/%d/stop", id), url.Values{})
+	res := <-got
+	var body struct {
+		chatResponse
+		Error *struct{ Code, Message string } `json:"error"`
+	}
+	_ = json.Unmarshal([]byte(res.Body), &body)
+	if res.Status != http.StatusConflict || body.ErrorCode != http.StatusConflict || body.Status != "cancelled" ||
+		body.Error == nil || body.Error.Code != "cancelled" || body.ErrorMessage == "" {
+		t.Fatalf("stopped answer: %d %s", res.Status, res.Body)
+	}
+
+	_, events := openStream(t, app, c, fmt.Sprintf(`{"query": "slow again", "exchange_id": %d}`, id))
+	var names []string
+	for ev := range events {
+		names = append(names, ev.name)
+		if ev.name == "text_delta" && !strings.Contains(strings.Join(names, ","), "stopped") {
+			names = append(names, "stopped")
+			htmxPost(c, fmt.Sprintf("/sessions/%d/stop", id), url.Values{})
+		}
+	}
+	n := len(names)
+	if n < 3 || names[n-3] != "error" || names[n-2] != "result" || names[n-1] != "done" || slices.Contains(names, "agent_completed") {
+		t.Fatalf("stopped stream events %v", names)
+	}
+}
+
+// At shutdown an open API stream says so with an error event before it closes.
+func TestAPIStreamSaysWhenTheServerStops(t *testing.T) {
+	app, c := signedIn(t, handlerstest.WithUpstream(slowModel(t)))
+	_, events := openStream(t, app, c, `{"query": "slow"}`)
+	var last apiEvent
+	for ev := range events {
+		last = ev
+		if ev.name == "text_delta" {
+			app.Parley.CloseStreams()
+		}
+	}
+	if last.name != "error" || !strings.Contains(last.data, "restart") {
+		t.Fatalf("the stream ended with %v", last)
 	}
 }

@@ -246,8 +246,8 @@ func eventName(m db.Message) string {
 			return "agent_thinking"
 		}
 		return "text_delta"
-	case db.StatusFailed:
-		return "error"
+	case db.StatusFailed, db.StatusCancelled, db.StatusInterrupted:
+		return "error" // the data's status says which
 	}
 	return "agent_completed"
 }
