@@ -9,7 +9,8 @@ import (
 )
 
 // ExchangeOverview is one exchange as the JSON history lists it (Galaxy's ChatHistoryItemResponse):
-// the exchange, its first query and that query's first answer, and its number of turns.
+// the exchange, its first query, the latest answer on the branch on screen (the one
+// PUT …/feedback rates, see LatestAnswer) and its number of turns.
 type ExchangeOverview struct {
 	ID             int64           `db:"id"`
 	PageID         *int64          `db:"page_id"`
@@ -38,8 +39,10 @@ const overviewSelect = `
 	FROM chat_exchange e
 	LEFT JOIN LATERAL (SELECT id, content, created_at FROM chat_message
 		WHERE exchange_id = e.id AND role = 'user' ORDER BY position, id LIMIT 1) q ON true
+	-- r: the latest answer on the branch on screen, as LatestAnswer reads it
 	LEFT JOIN LATERAL (SELECT id, content, agent_type, status, metadata, feedback, feedback_reason FROM chat_message
-		WHERE exchange_id = e.id AND role = 'assistant' AND parent_id = q.id ORDER BY position, id LIMIT 1) r ON true`
+		WHERE exchange_id = e.id AND role = 'assistant' AND (e.leaf_message_id IS NULL OR id = e.leaf_message_id)
+		ORDER BY position DESC, id DESC LIMIT 1) r ON true`
 
 // GeneralOverviews lists the user's general (page-less) exchanges, most recent activity first, at
 // most limit (chat_exchange_user_history_idx).

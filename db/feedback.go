@@ -56,13 +56,15 @@ func (s *Store) SetFeedback(ctx context.Context, o Owner, exchangeID, messageID 
 	return m, ErrNotFound
 }
 
-// LatestAnswer returns the last assistant message (by position) of the user's live exchange, or
-// ErrNotFound when the exchange is missing, someone else's or has no answer yet.
+// LatestAnswer returns the latest answer on the branch on screen of the user's live exchange (its
+// leaf_message_id once it has branched, else the last answer by position), or ErrNotFound when the
+// exchange is missing, someone else's or has no answer yet.
 func (s *Store) LatestAnswer(ctx context.Context, userID, exchangeID int64) (Message, error) {
 	var m Message
 	err := s.DB.GetContext(ctx, &m, `SELECT `+prefixed("m.", messageColumns)+` FROM chat_message m
 		JOIN chat_exchange e ON e.id = m.exchange_id
 		WHERE m.exchange_id = $2 AND e.user_id = $1 AND e.deleted_at IS NULL AND m.role = 'assistant'
+		  AND (e.leaf_message_id IS NULL OR m.id = e.leaf_message_id)
 		ORDER BY m.position DESC, m.id DESC LIMIT 1`, userID, exchangeID)
 	return m, notFound(err, "latest answer")
 }

@@ -111,8 +111,9 @@ func TestAPIFeedbackAddressesAMessageOrTheLatestAnswer(t *testing.T) {
 	}
 	var history []map[string]any
 	api.json("GET", "/api/chat/history", "", 200, &history)
-	if history[0]["feedback"] != float64(0) {
-		t.Fatalf("history shows the first answer's feedback %v", history[0]["feedback"])
+	// History shows the answer the exchange route rates: the latest one on the branch on screen.
+	if history[0]["feedback"] != float64(1) || history[0]["response"] != second.Response {
+		t.Fatalf("history shows feedback %v of %q, want the latest answer's", history[0]["feedback"], history[0]["response"])
 	}
 	// A bare null withdraws, reason and all.
 	api.json("PUT", byMessage, `null`, 200, &saved)

@@ -54,7 +54,7 @@ type actionSuggestion struct {
 }
 
 // historyItem is one exchange of GET /api/chat/history (Galaxy's ChatHistoryItemResponse): the
-// first query and its answer, and message_count = the number of turns.
+// first query, the latest answer on the branch on screen, and message_count = the number of turns.
 type historyItem struct {
 	ID            int64          `json:"id"`
 	Query         string         `json:"query"`
