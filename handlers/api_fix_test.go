@@ -156,3 +156,25 @@ func TestAPIStreamSaysWhenTheServerStops(t *testing.T) {
 		t.Fatalf("the stream ended with %v", last)
 	}
 }
+
+// A chat about a page in the trash is gone from the API too: a follow-up is 404 before any turn
+// starts, and its messages are 404.
+func TestAPIChatOfATrashedPageIs404(t *testing.T) {
+	up := fakeModel(t, "ok")
+	app, c := signedIn(t, handlerstest.WithUpstream(up))
+	api := cookieAPI(t, c)
+	pageID := newPage(t, c, "Notes", "# Notes\n")
+	var first chatResponse
+	api.json("POST", "/api/chat", fmt.Sprintf(`{"query": "hi", "page_id": %d}`, pageID), 200, &first)
+	c.PostForm(fmt.Sprintf("/pages/%d/trash", pageID), url.Values{})
+	calls, turns := up.Calls.Load(), count(t, app, "chat_message")
+	if res := api.do("POST", "/api/chat", fmt.Sprintf(`{"query": "more", "exchange_id": %d}`, first.ExchangeID)); res.Status != http.StatusNotFound {
+		t.Fatalf("follow-up to a trashed page's chat: %d %s", res.Status, res.Body)
+	}
+	if up.Calls.Load() != calls || count(t, app, "chat_message") != turns {
+		t.Fatal("the follow-up started a turn")
+	}
+	if res := api.do("GET", fmt.Sprintf("/api/chat/exchange/%d/messages", first.ExchangeID), ""); res.Status != http.StatusNotFound {
+		t.Fatalf("messages of a trashed page's chat: %d", res.Status)
+	}
+}

@@ -44,7 +44,8 @@ func (a *app) apiPageHistory(c echo.Context) error {
 }
 
 // apiExchangeMessages is GET /api/chat/exchange/{id}/messages: every message of the caller's
-// exchange in order (all five roles); someone else's or a missing exchange is 404, not Galaxy's [].
+// exchange in order (all five roles); someone else's, a missing one or one about a page in the
+// trash is 404, not Galaxy's [].
 func (a *app) apiExchangeMessages(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
