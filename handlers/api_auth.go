@@ -27,10 +27,20 @@ func sendsAPIKey(c echo.Context) bool {
 	return ok && strings.HasPrefix(c.Path(), "/api/")
 }
 
-// csrfExempt is the CSRF middleware's skipper: static files, and API requests that carry an API
-// key. Cookie-authenticated API requests that change state still need the X-CSRF-Token header.
+// csrfExempt is the CSRF middleware's skipper: static files, API requests that carry an API key,
+// and API requests without a session cookie (there is no session to forge; apiAuth answers 401).
+// Cookie-authenticated API requests that change state still need the X-CSRF-Token header.
 func csrfExempt(c echo.Context) bool {
-	return strings.HasPrefix(c.Path(), "/static/") || sendsAPIKey(c)
+	return strings.HasPrefix(c.Path(), "/static/") || sendsAPIKey(c) || anonymousAPI(c)
+}
+
+// anonymousAPI reports whether a request to a JSON API route comes without a session cookie.
+func anonymousAPI(c echo.Context) bool {
+	if !strings.HasPrefix(c.Path(), "/api/") {
+		return false
+	}
+	_, err := c.Cookie(sessionCookie)
+	return err != nil
 }
 
 // apiAuth authenticates a JSON API request: by its x-api-key header when present (a bad or revoked

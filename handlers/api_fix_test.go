@@ -178,3 +178,19 @@ func TestAPIChatOfATrashedPageIs404(t *testing.T) {
 		t.Fatalf("messages of a trashed page's chat: %d", res.Status)
 	}
 }
+
+// A request under /api with neither a session cookie nor an API key is 401 whatever its method,
+// not a CSRF 403: there is no session to forge.
+func TestAPIAnonymousWritesAre401(t *testing.T) {
+	app := handlerstest.Start(t)
+	anon := apiClient{t: t, c: app.Client(t)}
+	for _, r := range [][2]string{{"POST", "/api/chat"}, {"POST", "/api/chat/stream"}, {"PUT", "/api/chat/exchange/1/feedback"},
+		{"DELETE", "/api/chat/exchange/1"}, {"DELETE", "/api/chat/history"}, {"GET", "/api/chat/history"}} {
+		res := anon.do(r[0], r[1], `{"query": "hi"}`)
+		var body apiErrorBody
+		_ = json.Unmarshal([]byte(res.Body), &body)
+		if res.Status != http.StatusUnauthorized || body.Error.Code != "unauthorized" {
+			t.Errorf("anonymous %s %s: %d %s", r[0], r[1], res.Status, res.Body)
+		}
+	}
+}
