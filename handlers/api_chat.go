@@ -27,6 +27,9 @@ type chatPayload struct {
 	IdempotencyKey string          `json:"idempotency_key"`
 }
 
+// statusClientClosed is the status logged for a request whose client hung up before the answer.
+const statusClientClosed = 499
+
 // apiTurn is a turn a JSON request started: its exchange, the user's query and the answer.
 type apiTurn struct {
 	ExchangeID, QueryID, AnswerID int64
@@ -198,6 +201,11 @@ func (a *app) apiChat(c echo.Context) error {
 	waitCtx, cancel := context.WithTimeout(ctx, a.cfg.AnswerTimeout+5*time.Second)
 	defer cancel()
 	a.generator.Wait(waitCtx, t.ExchangeID)
+	if ctx.Err() != nil {
+		// The client hung up: nobody reads an answer, and it is not a server error. The log and
+		// metrics say 499 (nginx's "client closed request").
+		return c.NoContent(statusClientClosed)
+	}
 	res, err := a.chatResult(ctx, t)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -192,5 +193,41 @@ func TestAPIAnonymousWritesAre401(t *testing.T) {
 		if res.Status != http.StatusUnauthorized || body.Error.Code != "unauthorized" {
 			t.Errorf("anonymous %s %s: %d %s", r[0], r[1], res.Status, res.Body)
 		}
+	}
+}
+
+// metric reads one parley_http_requests_total counter (0 when absent).
+func metric(t *testing.T, c *handlerstest.Client, method, route, status string) int {
+	t.Helper()
+	body := c.Get("/metrics").Body
+	prefix := fmt.Sprintf(`parley_http_requests_total{method=%q,route=%q,status=%q} `, method, route, status)
+	for _, line := range strings.Split(body, "\n") {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			var n int
+			fmt.Sscan(rest, &n)
+			return n
+		}
+	}
+	return 0
+}
+
+// A client that hangs up on a blocking POST /api/chat is not a server error; the answer goes on.
+func TestAPIChatClientHangUpIsNotAServerError(t *testing.T) {
+	app, c := signedIn(t, handlerstest.WithUpstream(slowModel(t)))
+	before := metric(t, c, "POST", "/api/chat", "500")
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "POST", app.URL+"/api/chat", strings.NewReader(`{"query": "slow"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-CSRF-Token", c.CSRFToken())
+	go func() { time.Sleep(500 * time.Millisecond); cancel() }()
+	if _, err := c.Client.Do(req); err == nil {
+		t.Fatal("the request was not cancelled")
+	}
+	id := latestExchange(t, app)
+	if m := waitAnswer(t, app, id); m.Status != "complete" {
+		t.Fatalf("the answer is %s after the client hung up", m.Status)
+	}
+	if after := metric(t, c, "POST", "/api/chat", "500"); after != before {
+		t.Fatalf("a hang-up counted as %d server errors", after-before)
 	}
 }
