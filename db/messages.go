@@ -94,9 +94,14 @@ type NewTurn struct {
 // ErrBusy is returned by StartTurn when the exchange still has an answer being generated.
 var ErrBusy = &fault.Error{Code: fault.Conflict, Message: "An answer is still being written. Wait for it, or press Stop."}
 
+// ErrKeyReused is returned by StartTurn for an idempotency key already used for another query.
+var ErrKeyReused = &fault.Error{Code: fault.Conflict, Field: "idempotency_key",
+	Message: "This idempotency key was used for a different message; send a new message with a new key."}
+
 // StartTurn stores a user message and a pending assistant placeholder in one transaction, creating
 // the exchange when ExchangeID is 0 and bumping its updated_at. A repeated idempotency key returns
-// the turn stored the first time (Replayed) instead of a second one. The exchange row stays locked
+// the turn stored the first time (Replayed) instead of a second one, when the query is the same
+// (else ErrKeyReused). The exchange row stays locked
 // until commit, so concurrent sends take turns; one sent while an answer is unfinished is ErrBusy.
 // A foreign exchange is ErrNotFound.
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
@@ -138,6 +143,9 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			err := tx.GetContext(ctx, &t.User, `SELECT `+messageColumns+` FROM chat_message
 				WHERE exchange_id = $1 AND idempotency_key = $2`, t.Exchange.ID, in.IdempotencyKey)
 			if err == nil {
+				if t.User.Content != in.Query {
+					return ErrKeyReused
+				}
 				t.Replayed = true
 				return tx.GetContext(ctx, &t.Assistant, `SELECT `+messageColumns+` FROM chat_message
 					WHERE parent_id = $1 AND role = 'assistant' ORDER BY id LIMIT 1`, t.User.ID)

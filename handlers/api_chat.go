@@ -90,6 +90,9 @@ func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
 	if !validKey(in.IdempotencyKey) {
 		return t, fault.Field("idempotency_key", "idempotency_key must be at most 64 of A-Z, a-z, 0-9, - and _.")
 	}
+	if exchange != nil && in.IdempotencyKey == "" && a.generator.Running(exchange.ID) {
+		return t, db.ErrBusy // before the rate limit: a refused message costs no slot
+	}
 	if err := a.takeMessageSlot(c, db.Owner{UserID: u.ID}); err != nil {
 		return t, err
 	}

@@ -231,3 +231,23 @@ func TestAPIChatClientHangUpIsNotAServerError(t *testing.T) {
 		t.Fatalf("a hang-up counted as %d server errors", after-before)
 	}
 }
+
+// An idempotency key replays only the message it was first sent with; reused for another
+// message it is 409 and stores nothing.
+func TestAPIIdempotencyKeyReusedForAnotherMessageIs409(t *testing.T) {
+	app, c := signedIn(t)
+	api := cookieAPI(t, c)
+	var a chatResponse
+	api.json("POST", "/api/chat", `{"query": "once", "idempotency_key": "k1"}`, 200, &a)
+	n := count(t, app, "chat_message")
+	for _, body := range []string{`{"query": "something else", "idempotency_key": "k1"}`,
+		fmt.Sprintf(`{"query": "something else", "idempotency_key": "k1", "exchange_id": %d}`, a.ExchangeID)} {
+		res := api.do("POST", "/api/chat", body)
+		if res.Status != http.StatusConflict || !strings.Contains(res.Body, "different message") {
+			t.Fatalf("%s: %d %s", body, res.Status, res.Body)
+		}
+	}
+	if count(t, app, "chat_message") != n {
+		t.Fatal("a reused key stored a turn")
+	}
+}
