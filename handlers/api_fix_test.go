@@ -251,3 +251,23 @@ func TestAPIIdempotencyKeyReusedForAnotherMessageIs409(t *testing.T) {
 		t.Fatal("a reused key stored a turn")
 	}
 }
+
+// A CSRF token counts only from the X-CSRF-Token header or the form body, never from the address
+// (which ends up in logs and histories).
+func TestCSRFTokenInTheAddressIsNotAccepted(t *testing.T) {
+	app, c := signedIn(t)
+	token := url.QueryEscape(c.CSRFToken())
+	req, _ := http.NewRequest("POST", app.URL+"/api/chat?_csrf="+token, strings.NewReader(`{"query": "hi"}`))
+	req.Header.Set("Content-Type", "application/json")
+	if res := c.Do(req); res.Status != http.StatusForbidden {
+		t.Fatalf("API token in the query: %d %s", res.Status, res.Body)
+	}
+	req, _ = http.NewRequest("POST", app.URL+"/chat/messages?_csrf="+token, strings.NewReader(url.Values{"query": {"hi"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if res := c.Do(req); res.Status != http.StatusForbidden {
+		t.Fatalf("form post with the token in the query: %d", res.Status)
+	}
+	if count(t, app, "chat_message") != 0 {
+		t.Fatal("a message was stored")
+	}
+}
