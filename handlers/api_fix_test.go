@@ -271,3 +271,21 @@ func TestCSRFTokenInTheAddressIsNotAccepted(t *testing.T) {
 		t.Fatal("a message was stored")
 	}
 }
+
+// Responses to a signed-in viewer or an API key are never stored by caches; static assets are.
+func TestPrivateResponsesAreNoStore(t *testing.T) {
+	app, c := signedIn(t)
+	key := createKey(t, c, "cache test")
+	for _, path := range []string{"/chat", "/pages", "/api/chat/history", "/no-such-page"} {
+		if res := c.Get(path); !strings.Contains(res.Header.Get("Cache-Control"), "no-store") {
+			t.Errorf("GET %s (%d) signed in: Cache-Control %q", path, res.Status, res.Header.Get("Cache-Control"))
+		}
+	}
+	res := apiClient{t: t, c: app.Client(t), key: key}.do("GET", "/api/chat/history", "")
+	if res.Status != 200 || res.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("API key: %d Cache-Control %q", res.Status, res.Header.Get("Cache-Control"))
+	}
+	if res := c.Get("/static/js/app.js"); strings.Contains(res.Header.Get("Cache-Control"), "no-store") {
+		t.Errorf("static asset: Cache-Control %q", res.Header.Get("Cache-Control"))
+	}
+}

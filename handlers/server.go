@@ -131,6 +131,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		},
 	}))
 	e.Use(a.loadViewer)
+	e.Use(noStorePrivate)
 	e.Use(a.loadWidget)
 
 	e.GET("/static/css/chroma.css", chromaCSS())
@@ -234,6 +235,34 @@ func (a *app) requestLogger() echo.MiddlewareFunc {
 			return nil
 		},
 	})
+}
+
+// noStorePrivate marks every response to a signed-in viewer, a guest or an API key (apiAuth sets
+// the viewer later, so this is decided when the headers are written) Cache-Control: no-store, so no
+// browser or proxy cache keeps private pages or JSON; static assets and responses marked public
+// keep their own caching. An
+// existing no-transform (SSE streams) stays.
+func noStorePrivate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if strings.HasPrefix(c.Request().URL.Path, "/static/") {
+			return next(c)
+		}
+		w := c.Response()
+		w.Before(func() {
+			if o := chatOwner(c); o.UserID == 0 && o.GuestID == 0 {
+				return
+			}
+			if strings.Contains(w.Header().Get("Cache-Control"), "public") {
+				return // content-addressed public files (avatars) stay cacheable
+			}
+			cc := "no-store"
+			if strings.Contains(w.Header().Get("Cache-Control"), "no-transform") {
+				cc += ", no-transform"
+			}
+			w.Header().Set("Cache-Control", cc)
+		})
+		return next(c)
+	}
 }
 
 // dropQueryCSRF removes a _csrf parameter from the address before the CSRF check: echo's form:
