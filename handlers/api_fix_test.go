@@ -2,10 +2,13 @@ package handlers_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -13,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"parley/config"
+	"parley/handlers"
 	"parley/handlers/handlerstest"
 )
 
@@ -287,5 +293,22 @@ func TestPrivateResponsesAreNoStore(t *testing.T) {
 	}
 	if res := c.Get("/static/js/app.js"); strings.Contains(res.Header.Get("Cache-Control"), "no-store") {
 		t.Errorf("static asset: Cache-Control %q", res.Header.Get("Cache-Control"))
+	}
+}
+
+// The access log names the path only: chat text sent as ?query= (and any other parameter) stays
+// out of it.
+func TestAccessLogOmitsQueryStrings(t *testing.T) {
+	var logs bytes.Buffer
+	app := handlerstest.Start(t)
+	srv, err := handlers.New(context.Background(), handlers.Deps{Config: app.Config, Store: app.Store,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)), BcryptCost: bcrypt.MinCost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest("POST", "/api/chat?query=my+secret+question", nil)
+	srv.ServeHTTP(httptest.NewRecorder(), req)
+	if !strings.Contains(logs.String(), "/api/chat") || strings.Contains(logs.String(), "secret") {
+		t.Fatalf("access log: %s", logs.String())
 	}
 }

@@ -210,10 +210,11 @@ func chromaCSS() echo.HandlerFunc {
 	}
 }
 
-// requestLogger logs one structured line per request: method, route, status, latency, request id.
+// requestLogger logs one structured line per request: method, path (without the query string),
+// status, latency, request id.
 func (a *app) requestLogger() echo.MiddlewareFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
-		LogStatus: true, LogURI: true, LogMethod: true, LogLatency: true, LogRequestID: true, LogError: true,
+		LogStatus: true, LogURIPath: true, LogMethod: true, LogLatency: true, LogRequestID: true, LogError: true,
 		HandleError: true,
 		Skipper:     func(c echo.Context) bool { return strings.HasPrefix(c.Path(), "/static/") },
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
@@ -223,7 +224,7 @@ func (a *app) requestLogger() echo.MiddlewareFunc {
 			}
 			attrs := []slog.Attr{
 				slog.String("method", v.Method),
-				slog.String("uri", v.URI),
+				slog.String("path", v.URIPath), // never the query: chat text can come as ?query=
 				slog.Int("status", v.Status),
 				slog.Duration("latency", v.Latency.Round(time.Microsecond)),
 				slog.String("request_id", v.RequestID),
