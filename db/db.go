@@ -17,7 +17,7 @@ import (
 )
 
 // ErrNotFound is returned when a row does not exist or is not the caller's.
-var ErrNotFound = &fault.Error{Code: fault.NotFound, Message: "not found"}
+var ErrNotFound = &fault.Error{Code: fault.NotFound, Message: "Nothing was found here: it does not exist, was deleted, or is not yours."}
 
 // Store wraps the connection pool. It is safe for concurrent use.
 type Store struct {

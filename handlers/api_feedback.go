@@ -34,7 +34,10 @@ func readFeedback(c echo.Context) (feedbackBody, error) {
 			Feedback json.RawMessage `json:"feedback"`
 			Reason   *string         `json:"reason"`
 		}
-		if err := json.Unmarshal(raw, &obj); err != nil || obj.Feedback == nil {
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return fb, jsonError(err)
+		}
+		if obj.Feedback == nil {
 			return fb, errFeedbackValue
 		}
 		if obj.Reason != nil {

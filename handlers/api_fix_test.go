@@ -312,3 +312,40 @@ func TestAccessLogOmitsQueryStrings(t *testing.T) {
 		t.Fatalf("access log: %s", logs.String())
 	}
 }
+
+// Bad JSON is 400 with a plain sentence naming the field, never Go's internals; lone surrogate
+// escapes are refused rather than turned into U+FFFD; a UTF-8 byte order mark is accepted.
+func TestAPIJSONErrorsArePlain(t *testing.T) {
+	_, c := signedIn(t)
+	api := cookieAPI(t, c)
+	var first chatResponse
+	api.json("POST", "/api/chat", "\ufeff"+`{"query": "with a BOM"}`, 200, &first)
+	fb := fmt.Sprintf("/api/chat/exchange/%d/feedback", first.ExchangeID)
+	cases := []struct{ method, path, body, field string }{
+		{"POST", "/api/chat", `{"query": "\ud800"}`, ""},
+		{"POST", "/api/chat", `{"query": "a\udc00b"}`, ""},
+		{"POST", "/api/chat", `{"query": "\ud800\u0041"}`, ""},
+		{"POST", "/api/chat", `[1]`, ""},
+		{"POST", "/api/chat", `{"query": 5}`, "query"},
+		{"POST", "/api/chat", `{"query": "x"`, ""},
+		{"PUT", fb, `{"feedback": 1, "reason": 5}`, "reason"},
+	}
+	for _, tc := range cases {
+		res := api.do(tc.method, tc.path, tc.body)
+		var body apiErrorBody
+		_ = json.Unmarshal([]byte(res.Body), &body)
+		msg := body.Error.Message
+		if res.Status != http.StatusBadRequest || body.Error.Field != tc.field || strings.Contains(msg, "Go value") ||
+			strings.Contains(msg, "handlers.") || strings.Contains(msg, "json:") || !strings.HasSuffix(msg, ".") {
+			t.Errorf("%s %.30q: %d %s", tc.path, tc.body, res.Status, res.Body)
+		}
+	}
+	// A surrogate pair is fine.
+	api.json("POST", "/api/chat", `{"query": "emoji \ud83d\ude00", "exchange_id": `+fmt.Sprint(first.ExchangeID)+`}`, 200, nil)
+	res := api.do("GET", "/api/chat/exchange/999999/messages", "")
+	var body apiErrorBody
+	_ = json.Unmarshal([]byte(res.Body), &body)
+	if res.Status != http.StatusNotFound || len(body.Error.Message) < 20 || !strings.HasSuffix(body.Error.Message, ".") {
+		t.Errorf("404 body %s", res.Body)
+	}
+}

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -12,15 +13,17 @@ import (
 	"parley/fault"
 )
 
-// readJSON reads the request body into v. An empty body leaves v as it is when optional, and is
-// refused otherwise; invalid UTF-8 (which encoding/json would silently replace), bad JSON and
-// wrong types are 400 with the field named.
+// readJSON reads the request body into v. A leading UTF-8 byte order mark is ignored. An empty body
+// leaves v as it is when optional, and is refused otherwise; invalid UTF-8 and unpaired surrogate
+// escapes (which encoding/json would silently replace with U+FFFD), bad JSON and wrong types are
+// 400 with a plain sentence naming the field.
 func readJSON(c echo.Context, v any, optional bool) (empty bool, err error) {
 	body, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		return false, err // the body limit answers 413 itself
 	}
-	if len(body) == 0 {
+	body = bytes.TrimPrefix(body, []byte("\ufeff"))
+	if len(bytes.TrimSpace(body)) == 0 {
 		if optional {
 			return true, nil
 		}
@@ -29,14 +32,80 @@ func readJSON(c echo.Context, v any, optional bool) (empty bool, err error) {
 	if !utf8.Valid(body) {
 		return false, fault.New(fault.Invalid, "The body is not valid UTF-8.")
 	}
-	if err := json.Unmarshal(body, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return false, fault.Field(te.Field, te.Field+" must be "+jsonKind(te.Type.Kind().String())+".")
-		}
-		return false, fault.New(fault.Invalid, "The body is not valid JSON of the expected shape: %v", err)
+	if loneSurrogate(body) {
+		return false, fault.New(fault.Invalid, "The body has a \\u escape of half a surrogate pair, which is not a character.")
 	}
-	return false, nil
+	return false, jsonError(json.Unmarshal(body, v))
+}
+
+// jsonError turns encoding/json's error into a plain 400 naming the field; nil stays nil.
+func jsonError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return fault.Field(te.Field, te.Field+" must be "+jsonKind(te.Type.Kind().String())+".")
+	case errors.As(err, &te):
+		return fault.New(fault.Invalid, "The body must be %s in JSON, not %s.", jsonKind(te.Type.Kind().String()), jsonValueName(te.Value))
+	case errors.As(err, &se):
+		return fault.New(fault.Invalid, "The body is not valid JSON (near byte %d).", se.Offset)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fault.New(fault.Invalid, "The body is not valid JSON: it ends too early.")
+	}
+	return fault.New(fault.Invalid, "The body is not valid JSON.")
+}
+
+// jsonValueName names the JSON kind encoding/json reports in an UnmarshalTypeError.
+func jsonValueName(v string) string {
+	switch v {
+	case "array":
+		return "an array"
+	case "object":
+		return "an object"
+	case "string":
+		return "a string"
+	case "bool":
+		return "true or false"
+	}
+	return "a number"
+}
+
+// loneSurrogate reports whether a JSON text has a \uD800–\uDFFF escape that is not half of a
+// high-low pair. Backslashes only occur inside strings, and each escape is skipped whole.
+func loneSurrogate(b []byte) bool {
+	hex4 := func(i int) (rune, bool) {
+		if i+6 > len(b) || b[i] != '\\' || b[i+1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(b[i+2:i+6]), 16, 16)
+		return rune(n), err == nil
+	}
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		r, ok := hex4(i)
+		if !ok {
+			i++ // \\, \" and friends
+			continue
+		}
+		switch {
+		case r >= 0xD800 && r <= 0xDBFF:
+			low, ok := hex4(i + 6)
+			if !ok || low < 0xDC00 || low > 0xDFFF {
+				return true
+			}
+			i += 11
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		default:
+			i += 5
+		}
+	}
+	return false
 }
 
 func jsonKind(goKind string) string {
@@ -47,8 +116,10 @@ func jsonKind(goKind string) string {
 		return "true or false"
 	case "string":
 		return "a string"
-	case "slice":
+	case "slice", "array":
 		return "an array"
+	case "struct", "map":
+		return "an object"
 	}
 	return "of another type"
 }
