@@ -13,15 +13,16 @@ type Code string
 
 // The codes, each with the HTTP status the error handler gives it.
 const (
-	Invalid      Code = "invalid"      // 400: the input is wrong; Message says how
-	Unauthorized Code = "unauthorized" // 401: sign in first, or the credentials are wrong
-	Forbidden    Code = "forbidden"    // 403: e.g. a missing CSRF token
-	NotFound     Code = "not_found"    // 404: missing, or someone else's
-	Conflict     Code = "conflict"     // 409: the state changed meanwhile; Message gives the reason
-	TooLarge     Code = "too_large"    // 413
-	RateLimited  Code = "rate_limited" // 429
-	Unavailable  Code = "unavailable"  // 503
-	Internal     Code = "internal"     // 500: Message is generic; the cause is logged, never shown
+	Invalid      Code = "invalid"            // 400: the input is wrong; Message says how
+	Unauthorized Code = "unauthorized"       // 401: sign in first, or the credentials are wrong
+	Forbidden    Code = "forbidden"          // 403: e.g. a missing CSRF token
+	NotFound     Code = "not_found"          // 404: missing, or someone else's
+	NotAllowed   Code = "method_not_allowed" // 405: the address does not take this method (Allow lists those it does)
+	Conflict     Code = "conflict"           // 409: the state changed meanwhile; Message gives the reason
+	TooLarge     Code = "too_large"          // 413
+	RateLimited  Code = "rate_limited"       // 429
+	Unavailable  Code = "unavailable"        // 503
+	Internal     Code = "internal"           // 500: Message is generic; the cause is logged, never shown
 )
 
 // Error is an error with a Code, a Message fit to show a person, and an optional Field naming the

@@ -349,3 +349,18 @@ func TestAPIJSONErrorsArePlain(t *testing.T) {
 		t.Errorf("404 body %s", res.Body)
 	}
 }
+
+// A wrong method is 405 with Allow, as JSON under /api and as a page elsewhere.
+func TestWrongMethodIs405WithAllow(t *testing.T) {
+	_, c := signedIn(t)
+	res := c.Get("/api/chat")
+	var body apiErrorBody
+	_ = json.Unmarshal([]byte(res.Body), &body)
+	if res.Status != http.StatusMethodNotAllowed || !strings.Contains(res.Header.Get("Allow"), "POST") || body.ErrCode != 405 {
+		t.Errorf("GET /api/chat: %d Allow %q %s", res.Status, res.Header.Get("Allow"), res.Body)
+	}
+	res = c.Get("/signout")
+	if res.Status != http.StatusMethodNotAllowed || !strings.Contains(res.Header.Get("Allow"), "POST") || !strings.Contains(res.Body, "<html") {
+		t.Errorf("GET /signout: %d Allow %q", res.Status, res.Header.Get("Allow"))
+	}
+}

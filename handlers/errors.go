@@ -17,6 +17,7 @@ var statusOf = map[fault.Code]int{
 	fault.Unauthorized: http.StatusUnauthorized,
 	fault.Forbidden:    http.StatusForbidden,
 	fault.NotFound:     http.StatusNotFound,
+	fault.NotAllowed:   http.StatusMethodNotAllowed,
 	fault.Conflict:     http.StatusConflict,
 	fault.TooLarge:     http.StatusRequestEntityTooLarge,
 	fault.RateLimited:  http.StatusTooManyRequests,
@@ -109,8 +110,7 @@ func classify(err error) *fault.Error {
 		case http.StatusRequestEntityTooLarge:
 			msg = "The request is too large."
 		case http.StatusMethodNotAllowed:
-			msg = "This address does not accept that method."
-			code = fault.Invalid
+			msg = "This address does not accept that method; the Allow header lists the ones it does."
 		}
 		return &fault.Error{Code: code, Message: msg}
 	}
@@ -125,6 +125,8 @@ func titleOf(status int) string {
 		return "Not allowed"
 	case http.StatusTooManyRequests:
 		return "Slow down"
+	case http.StatusMethodNotAllowed:
+		return "Wrong method"
 	default:
 		return http.StatusText(status)
 	}
