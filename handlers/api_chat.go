@@ -77,6 +77,9 @@ func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
 			return t, err
 		}
 	}
+	if exchange == nil && in.PageID == nil && c.QueryParam("agent_type") == "page_assistant" {
+		return t, fault.Field("agent_type", "page_assistant needs a page_id: it answers about, and edits, one page.")
+	}
 	if in.Regenerate {
 		return a.regenerateAPITurn(c, u.ID, exchange, t)
 	}

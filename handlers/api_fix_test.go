@@ -364,3 +364,14 @@ func TestWrongMethodIs405WithAllow(t *testing.T) {
 		t.Errorf("GET /signout: %d Allow %q", res.Status, res.Header.Get("Allow"))
 	}
 }
+
+// The page assistant edits a page: asked for without a page_id it is 400 and stores nothing.
+func TestAPIPageAssistantNeedsAPage(t *testing.T) {
+	app, c := signedIn(t)
+	res := cookieAPI(t, c).do("POST", "/api/chat?agent_type=page_assistant", `{"query": "hi"}`)
+	var body apiErrorBody
+	_ = json.Unmarshal([]byte(res.Body), &body)
+	if res.Status != http.StatusBadRequest || body.Error.Field != "agent_type" || !strings.Contains(body.Error.Message, "page_id") || count(t, app, "chat_exchange") != 0 {
+		t.Fatalf("page_assistant without a page: %d %s", res.Status, res.Body)
+	}
+}
