@@ -39,8 +39,9 @@ type apiTurn struct {
 // startAPITurn validates a POST /api/chat or /api/chat/stream request and starts its turn. Every
 // check comes before any model call: the exchange is the caller's (404), a page_id matches the
 // exchange's page (409) or, for a new exchange, is the caller's page (404), the query is valid
-// (400), the rate limit allows it (429). regenerate generates the exchange's latest answer again
-// when it failed or was stopped (409 when it is complete). The query can also come as ?query=,
+// (400), the rate limit allows it (429). regenerate answers the question of the exchange's latest
+// answer (on the branch on screen) again as a new version beside it, whatever that answer's state;
+// nothing is overwritten. The query can also come as ?query=,
 // and ?agent_type= picks the agent of a new exchange (default: auto, or for a page chat the
 // page's assistant). Follow-ups keep the exchange's agent or team.
 func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
@@ -139,7 +140,8 @@ func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
 	return t, nil
 }
 
-// regenerateAPITurn restarts the latest answer of exchange (which must be given).
+// regenerateAPITurn answers the latest answer's question of exchange (which must be given) again, as
+// a new version beside it (see regenerateAnswer); the old answer stays.
 func (a *app) regenerateAPITurn(c echo.Context, userID int64, exchange *db.Exchange, t apiTurn) (apiTurn, error) {
 	if exchange == nil {
 		return t, fault.Field("exchange_id", "regenerate needs the exchange_id whose latest answer to generate again.")
@@ -148,14 +150,10 @@ func (a *app) regenerateAPITurn(c echo.Context, userID int64, exchange *db.Excha
 	if err != nil {
 		return t, err
 	}
-	switch latest.Status {
-	case db.StatusPending, db.StatusStreaming:
+	if latest.Status == db.StatusPending || latest.Status == db.StatusStreaming {
 		return t, db.ErrBusy
-	case db.StatusComplete:
-		return t, &fault.Error{Code: fault.Conflict, Field: "regenerate",
-			Message: "The latest answer is complete; only a failed, stopped or interrupted answer is generated again."}
 	}
-	m, err := a.restartAnswer(c, db.Owner{UserID: userID}, *exchange, latest.ID)
+	m, err := a.regenerateAnswer(c, db.Owner{UserID: userID}, *exchange, latest.ID)
 	if err != nil {
 		return t, err
 	}

@@ -375,3 +375,32 @@ func TestAPIPageAssistantNeedsAPage(t *testing.T) {
 		t.Fatalf("page_assistant without a page: %d %s", res.Status, res.Body)
 	}
 }
+
+// The API's regenerate is the chat's Regenerate button: a new version beside the latest answer,
+// stopped or complete, and the old one with its text stays.
+func TestAPIRegenerateKeepsEveryVersion(t *testing.T) {
+	app, c := signedIn(t, handlerstest.WithUpstream(slowModel(t)))
+	api := cookieAPI(t, c)
+	got := make(chan handlerstest.Response, 1)
+	go func() { got <- api.do("POST", "/api/chat", `{"query": "slow"}`) }()
+	id := latestExchange(t, app)
+	time.Sleep(900 * time.Millisecond)
+	htmxPost(c, fmt.Sprintf("/sessions/%d/stop", id), url.Values{})
+	var stopped chatResponse
+	_ = json.Unmarshal([]byte((<-got).Body), &stopped)
+	if stopped.Status != "cancelled" || stopped.Response == "" {
+		t.Fatalf("stopped %+v", stopped)
+	}
+	var second, third chatResponse
+	api.json("POST", "/api/chat", fmt.Sprintf(`{"regenerate": true, "exchange_id": %d}`, id), 200, &second)
+	api.json("POST", "/api/chat", fmt.Sprintf(`{"regenerate": true, "exchange_id": %d}`, id), 200, &third) // a complete one too
+	var old struct{ Content, Status string }
+	if err := app.Store.DB.Get(&old, `SELECT content, status FROM chat_message WHERE id = $1`, stopped.MessageID); err != nil ||
+		old.Content != stopped.Response || old.Status != "cancelled" {
+		t.Fatalf("the stopped answer is gone or changed: %+v %v", old, err)
+	}
+	if second.MessageID == stopped.MessageID || third.MessageID == second.MessageID || second.Status != "complete" ||
+		second.QueryID != stopped.QueryID || third.QueryID != stopped.QueryID {
+		t.Fatalf("versions %+v / %+v / %+v", stopped, second, third)
+	}
+}

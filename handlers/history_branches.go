@@ -130,26 +130,41 @@ func (a *app) showOlderMessages(c echo.Context) error {
 // submitRegenerate answers a question again as a new version of answer :mid (the old one stays,
 // ‹ 1/2 ›), and shows the pane on the new branch.
 func (a *app) submitRegenerate(c echo.Context) error {
-	ctx := c.Request().Context()
 	e, mid, err := a.ownMessage(c)
 	if err != nil {
 		return err
 	}
-	agent, err := a.retryAgent(c, &e, mid)
-	if err != nil {
-		return err
-	}
-	if err := a.takeMessageSlot(c, chatOwner(c)); err != nil {
-		return err
-	}
-	m, err := a.store.Regenerate(ctx, chatOwner(c), e.ID, mid, agent.ID, agent.AgentType)
-	if err != nil {
-		return err
-	}
-	if err := a.startAnswer(ctx, chat.Job{UserID: chatOwner(c).UserID, ExchangeID: e.ID, AnswerID: m.ID, Agent: agent, Model: e.Model}); err != nil {
+	if _, err := a.regenerateAnswer(c, chatOwner(c), e, mid); err != nil {
 		return err
 	}
 	return a.showBranch(c, e.ID)
+}
+
+// regenerateAnswer answers answerID's question again as a new version beside it (failed, stopped
+// or complete: nothing is overwritten), makes it the end of the branch on screen and starts
+// generating it. The Regenerate button and the API's regenerate both come here. A busy exchange is
+// ErrBusy, an empty rate-limit bucket 429 (before any change).
+func (a *app) regenerateAnswer(c echo.Context, owner db.Owner, e db.Exchange, answerID int64) (db.Message, error) {
+	ctx := c.Request().Context()
+	if a.generator.Running(e.ID) {
+		return db.Message{}, db.ErrBusy
+	}
+	agent, err := a.retryAgent(c, &e, answerID)
+	if err != nil {
+		return db.Message{}, err
+	}
+	if err := a.takeMessageSlot(c, owner); err != nil {
+		return db.Message{}, err
+	}
+	m, err := a.store.Regenerate(ctx, owner, e.ID, answerID, agent.ID, agent.AgentType)
+	if err != nil {
+		return m, err
+	}
+	if err := a.startAnswer(ctx, chat.Job{UserID: owner.UserID, ExchangeID: e.ID, AnswerID: m.ID, Agent: agent, Model: e.Model, PageID: pageOf(e)}); err != nil {
+		return m, err
+	}
+	a.notifier.Publish(e.ID, m.ID)
+	return m, nil
 }
 
 // submitEdit sends an edited query as a new version of user message :mid (the old one and what
