@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -94,6 +95,9 @@ func (a *app) exportFeedback(format string) echo.HandlerFunc {
 		var done func() error
 		if format == "csv" {
 			w.Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+			if _, err := w.Write([]byte("\ufeff")); err != nil { // a BOM, so Excel reads UTF-8
+				return err
+			}
 			cw := csv.NewWriter(w)
 			if err := cw.Write([]string{"message_id", "exchange_id", "user_id", "agent", "agent_type", "rating", "reason", "time", "message", "query"}); err != nil {
 				return err
@@ -145,10 +149,12 @@ func (a *app) exportFeedback(format string) echo.HandlerFunc {
 	}
 }
 
-// csvCell defuses text that a spreadsheet would run as a formula (a leading =, +, -, @, tab or CR)
-// by prefixing a single quote.
+// csvCell defuses text that a spreadsheet would run as a formula (=, +, -, @, tab or CR first,
+// also behind leading spaces, other blanks or a BOM, which spreadsheets skip) by prefixing a single
+// quote.
 func csvCell(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+	rest := strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) && r != '\t' && r != '\r' || r == '\ufeff' })
+	if rest != "" && strings.ContainsRune("=+-@\t\r", rune(rest[0])) {
 		return "'" + s
 	}
 	return s

@@ -157,7 +157,11 @@ func TestAdminDownloadsAllFeedbackAsCSVAndJSON(t *testing.T) {
 		!strings.Contains(res.Header.Get("Content-Disposition"), "attachment") {
 		t.Fatalf("CSV: %d %v", res.Status, res.Header)
 	}
-	records, err := csv.NewReader(strings.NewReader(res.Body)).ReadAll()
+	body, ok := strings.CutPrefix(res.Body, "\ufeff") // a BOM, so Excel reads UTF-8
+	if !ok {
+		t.Fatalf("the CSV does not start with a UTF-8 BOM: %.20q", res.Body)
+	}
+	records, err := csv.NewReader(strings.NewReader(body)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
