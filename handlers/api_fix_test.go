@@ -404,3 +404,29 @@ func TestAPIRegenerateKeepsEveryVersion(t *testing.T) {
 		t.Fatalf("versions %+v / %+v / %+v", stopped, second, third)
 	}
 }
+
+// The stream names the user's own message user_message, and a tool call's first appearance is
+// tool_call_started even when it finished within one coalescing window.
+func TestAPIStreamNamesUserMessagesAndToolCallStarts(t *testing.T) {
+	up := handlerstest.FakeOpenAI(t, func(call int64) handlerstest.Reply {
+		if call == 1 {
+			return handlerstest.Reply{Finish: "tool_calls", ToolCalls: []handlerstest.ToolCallDelta{
+				{ID: "call_1", Name: "search_workspace", Args: `{"query": "soup"}`}}}
+		}
+		return handlerstest.Reply{Deltas: []string{"Found nothing."}}
+	})
+	app, c := signedIn(t, handlerstest.WithUpstream(up))
+	_, events := openStream(t, app, c, `{"query": "find soup"}`)
+	roles := map[string][]string{}
+	for ev := range events {
+		var m struct{ Role string }
+		_ = json.Unmarshal([]byte(ev.data), &m)
+		roles[m.Role] = append(roles[m.Role], ev.name)
+	}
+	if len(roles["user"]) == 0 || roles["user"][0] != "user_message" {
+		t.Errorf("user message events %v", roles["user"])
+	}
+	if len(roles["function_call"]) == 0 || roles["function_call"][0] != "tool_call_started" {
+		t.Errorf("tool call events %v (all: %v)", roles["function_call"], roles)
+	}
+}

@@ -15,7 +15,7 @@ import (
 // apiChatStream is POST /api/chat/stream: the same request as POST /api/chat, answered as
 // Server-Sent Events. Errors found before the turn starts are ordinary JSON errors with their
 // status. Then each change to the turn's messages is an event named as on the chat page's stream
-// (agent_thinking, text_delta, tool_call_started, tool_call_progress, tool_call_completed,
+// (user_message, agent_thinking, text_delta, tool_call_started, tool_call_progress, tool_call_completed,
 // agent_completed, error) whose data is the message as GET …/messages shows it, with the whole
 // text so far (replace, never append); text events are coalesced to at most ~10 a second. When the
 // answer is final, a "result" event carries the ChatResponse and a "done" event ({}) ends the
@@ -54,7 +54,8 @@ func (a *app) apiChatStream(c echo.Context) error {
 				continue
 			}
 			state := fmt.Sprint(m.Status, len(m.Content), m.UpdatedAt.UnixNano(), m.Position)
-			if sent[m.ID] == state {
+			before, seen := sent[m.ID]
+			if before == state {
 				continue
 			}
 			sent[m.ID] = state
@@ -62,7 +63,7 @@ func (a *app) apiChatStream(c echo.Context) error {
 			if err != nil {
 				return false, err
 			}
-			if err := s.event(eventName(m), string(data)); err != nil {
+			if err := s.event(eventName(m, !seen), string(data)); err != nil {
 				return false, err
 			}
 			if m.ID == t.AnswerID && m.Status != db.StatusPending && m.Status != db.StatusStreaming {

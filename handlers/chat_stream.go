@@ -159,6 +159,7 @@ func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, i
 		if !slices.Contains(ids, m.ID) {
 			continue
 		}
+		first := !known[m.ID]
 		v := messageViewAt(msgs, i, agents)
 		setVersions(&v, versions)
 		var html string
@@ -178,7 +179,7 @@ func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, i
 		if err != nil {
 			return err
 		}
-		if err := s.event(eventName(m), html); err != nil {
+		if err := s.event(eventName(m, first), html); err != nil {
 			return err
 		}
 	}
@@ -225,13 +226,17 @@ func renderOOB(ctx context.Context, m views.MessageView, exchangeID int64, inser
 	return buf.String(), nil
 }
 
-// eventName is Gnosari's name for what a message's state says happened.
-func eventName(m db.Message) string {
+// eventName is Gnosari's name for what a message's state says happened; the user's own message
+// is user_message. first says the stream has not sent the message before: a tool call's first
+// appearance is tool_call_started even when it already finished (within one coalescing window).
+func eventName(m db.Message, first bool) string {
 	switch m.Role {
-	case db.RoleReasoning, db.RoleUser:
+	case db.RoleUser:
+		return "user_message"
+	case db.RoleReasoning:
 		return "agent_thinking"
 	case db.RoleFunctionCall:
-		if m.Status == db.StatusStreaming {
+		if first || m.Status == db.StatusStreaming {
 			return "tool_call_started"
 		}
 		return "tool_call_progress"
