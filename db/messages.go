@@ -98,6 +98,16 @@ var ErrBusy = &fault.Error{Code: fault.Conflict, Message: "An answer is still be
 var ErrKeyReused = &fault.Error{Code: fault.Conflict, Field: "idempotency_key",
 	Message: "This idempotency key was used for a different message; send a new message with a new key."}
 
+// KeyUsed reports whether the owner already sent query with this idempotency key, in exchangeID or
+// (0) in any of the owner's exchanges: StartTurn would replay that turn, so it costs nothing.
+func (s *Store) KeyUsed(ctx context.Context, o Owner, exchangeID int64, key, query string) (bool, error) {
+	var used bool
+	err := s.DB.GetContext(ctx, &used, `SELECT EXISTS (SELECT 1 FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id
+		WHERE `+ownedBy("$1", "$2")+` AND m.idempotency_key = $3 AND m.content = $4 AND ($5 = 0 OR m.exchange_id = $5))`,
+		o.UserID, o.GuestID, key, query, exchangeID)
+	return used, err
+}
+
 // StartTurn stores a user message and a pending assistant placeholder in one transaction, creating
 // the exchange when ExchangeID is 0 and bumping its updated_at. A repeated idempotency key returns
 // the turn stored the first time (Replayed) instead of a second one, when the query is the same

@@ -95,10 +95,23 @@ func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
 		return t, fault.Field("idempotency_key", "idempotency_key must be at most 64 of A-Z, a-z, 0-9, - and _.")
 	}
 	if exchange != nil && in.IdempotencyKey == "" && a.generator.Running(exchange.ID) {
-		return t, db.ErrBusy // before the rate limit: a refused message costs no slot
+		return t, db.ErrBusy // before the rate limit: a refused message costs no slot, nor does a replay
 	}
-	if err := a.takeMessageSlot(c, db.Owner{UserID: u.ID}); err != nil {
-		return t, err
+	var exchangeID int64
+	if exchange != nil {
+		exchangeID = exchange.ID
+	}
+	replay := false
+	if in.IdempotencyKey != "" {
+		var err error
+		if replay, err = a.store.KeyUsed(ctx, db.Owner{UserID: u.ID}, exchangeID, in.IdempotencyKey, query); err != nil {
+			return t, err
+		}
+	}
+	if !replay {
+		if err := a.takeMessageSlot(c, db.Owner{UserID: u.ID}); err != nil {
+			return t, err
+		}
 	}
 	var pageID int64
 	if exchange == nil {
@@ -123,10 +136,6 @@ func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
 	plan, err := a.turnAgent(c, exchange, query) // access, teams and models as on the chat page
 	if err != nil {
 		return t, err
-	}
-	var exchangeID int64
-	if exchange != nil {
-		exchangeID = exchange.ID
 	}
 	turn, err := a.beginTurn(ctx, db.NewTurn{
 		UserID: u.ID, ExchangeID: exchangeID, PageID: pageID, AgentID: plan.Agent.ID, AgentType: plan.Agent.AgentType,

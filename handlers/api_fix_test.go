@@ -430,3 +430,16 @@ func TestAPIStreamNamesUserMessagesAndToolCallStarts(t *testing.T) {
 		t.Errorf("tool call events %v (all: %v)", roles["function_call"], roles)
 	}
 }
+
+// A replayed request (same idempotency key and message) takes no rate-limit slot.
+func TestAPIReplayTakesNoRateLimitSlot(t *testing.T) {
+	_, c := signedIn(t, func(cfg *config.Config) { cfg.MessagesPerMinute = 1 })
+	api := cookieAPI(t, c)
+	var a, b chatResponse
+	api.json("POST", "/api/chat", `{"query": "once", "idempotency_key": "k1"}`, 200, &a)
+	api.json("POST", "/api/chat", `{"query": "once", "idempotency_key": "k1"}`, 200, &b)
+	api.json("POST", "/api/chat", fmt.Sprintf(`{"query": "once", "idempotency_key": "k1", "exchange_id": %d}`, a.ExchangeID), 200, &b)
+	if a.MessageID != b.MessageID {
+		t.Fatalf("replay %+v of %+v", b, a)
+	}
+}
