@@ -88,11 +88,19 @@ func (a *app) savePage(c echo.Context) error {
 	if err != nil || base < 1 {
 		return fault.Field("version", "The save is missing the version it was based on. Reload the page.")
 	}
-	title, content := strings.TrimSpace(c.FormValue("title")), c.FormValue("content")
+	ctx := c.Request().Context()
+	stored, err := a.store.UserPage(ctx, viewer(c).ID, id)
+	if err != nil {
+		return err
+	}
+	// A browser posts a textarea's text with CRLF line endings (multipart form data): the text
+	// keeps the stored page's style, so diffs show only what was typed and patches stay fresh.
+	title := strings.TrimSpace(c.FormValue("title"))
+	content := markdown.NormalizeLineEndings(c.FormValue("content"), markdown.LineEnding(stored.Content))
 	if err := checkPageInput(title, content); err != nil {
 		return err
 	}
-	p, err := a.store.SavePage(c.Request().Context(), db.PageSave{OwnerID: viewer(c).ID, PageID: id, BaseVersion: base,
+	p, err := a.store.SavePage(ctx, db.PageSave{OwnerID: viewer(c).ID, PageID: id, BaseVersion: base,
 		Title: title, Content: content, Coalesce: revisionCoalesce})
 	var conflict *db.VersionConflict
 	if errors.As(err, &conflict) {

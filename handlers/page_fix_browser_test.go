@@ -1,0 +1,90 @@
+package handlers_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"parley/handlers/handlerstest"
+)
+
+// createPageInBrowser makes a page through the new-page form and opens it in the editor.
+func createPageInBrowser(b browser, app *handlerstest.App, title, content string) {
+	b.t.Helper()
+	b.do("create a page",
+		chromedp.Navigate(app.URL+"/pages/new"),
+		chromedp.SendKeys(chromedp.CSS(`input[name=title]`), title),
+		chromedp.SetValue(chromedp.CSS(`textarea[name=content]`), content),
+		chromedp.Click(chromedp.CSS(`[data-testid=create-page]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#page-content`)),
+	)
+}
+
+// typeInEditor replaces old with new in the editor's text as typing would (an input event).
+func typeInEditor(b browser, old, new string) {
+	b.t.Helper()
+	b.eval(`(function(){ var ta = document.querySelector('#page-content');
+		ta.value = ta.value.replace(` + jsString(old) + `, ` + jsString(new) + `);
+		ta.dispatchEvent(new Event('input', {bubbles: true})); return ''; })()`)
+}
+
+func jsString(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`, "\r", `\r`)
+	return "'" + r.Replace(s) + "'"
+}
+
+// Typing in the browser keeps an LF page LF (the form posts CRLF): a pending rename of another
+// section stays fresh and applies.
+func TestBrowserTypingKeepsLineEndingsAndPendingPatchesFresh(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app)
+	createPageInBrowser(b, app, "Report", methodsPage)
+	var id int64
+	if err := app.Store.DB.Get(&id, `SELECT id FROM pages ORDER BY id DESC LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if got := storedPage(t, app, id).Content; got != methodsPage {
+		t.Fatalf("created page stored as %q", got)
+	}
+	askInPanel(b, "rename section Methods to Approach", 1)
+	typeInEditor(b, "Old results.", "Old results, typed.")
+	b.waitFor("saved", `document.querySelector('#save-status').textContent === 'Saved' && `+settled)
+	want := strings.Replace(methodsPage, "Old results.", "Old results, typed.", 1)
+	if got := storedPage(t, app, id).Content; got != want {
+		t.Fatalf("after typing the page is stored as %q", got)
+	}
+	b.waitFor("the proposal still applies", lastProposal+`.dataset.stale === 'false' && `+settled)
+	b.eval(lastProposal + `.querySelector('[data-testid=accept]').click(), ''`)
+	b.waitFor("accepted", `document.querySelector('#page-content').value.includes('## Approach') && `+settled)
+	if got := storedPage(t, app, id).Content; got != strings.Replace(want, "## Methods", "## Approach", 1) {
+		t.Fatalf("after accept the page is %q", got)
+	}
+}
+
+// Accept clicked while the editor has unsaved typing (within the autosave delay) saves the typing
+// first and accepts against the version that save made.
+func TestBrowserAcceptRightAfterTypingSavesThenAccepts(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app)
+	createPageInBrowser(b, app, "Report", methodsPage)
+	var id int64
+	if err := app.Store.DB.Get(&id, `SELECT id FROM pages ORDER BY id DESC LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	askInPanel(b, "rename section Methods to Approach", 1)
+	typeInEditor(b, "Old results.", "Old results, typed.")
+	b.eval(lastProposal + `.querySelector('[data-testid=accept]').click(), ''`)
+	b.waitFor("accepted", `document.querySelector('#page-content').value.includes('## Approach') && `+settled)
+	want := strings.Replace(strings.Replace(methodsPage, "Old results.", "Old results, typed.", 1), "## Methods", "## Approach", 1)
+	if got := storedPage(t, app, id).Content; got != want {
+		t.Fatalf("after accept the page is %q", got)
+	}
+	b.waitFor("the panel offers Undo", `!!document.querySelector('[data-testid=undo]') && `+settled)
+	typeInEditor(b, "Old results, typed.", "Old results, typed again.")
+	b.do("undo", chromedp.Click(chromedp.CSS(`[data-testid=undo]`)))
+	b.waitFor("undone", `document.querySelector('#page-content').value.includes('## Methods') && `+settled)
+	if got := storedPage(t, app, id).Content; !strings.Contains(got, "## Methods") {
+		t.Fatalf("after undo the page is %q", got)
+	}
+}
