@@ -139,13 +139,35 @@
     if (event.target.id === "page-content" || event.target.id === "page-title") schedule();
   });
 
-  // Actions that change the page on the server first get the editor's text saved.
+  // Actions that change the page on the server first get the editor's text saved. A proposal's
+  // form then carries the version that save made, when the form showed the version the save was
+  // based on (the page then changed only by this editor's typing, which the server re-checks: a
+  // patch the typing touched answers 409 with the new diff). While the decision is in flight the
+  // form does not refresh itself, so the answer lands in the form on screen.
   document.addEventListener("htmx:confirm", function (event) {
+    var elt = event.detail.elt;
+    if (elt.matches && elt.matches("form[data-proposal][data-deciding]") && event.detail.verb === "get") {
+      event.preventDefault();
+      return;
+    }
     var s = editor();
-    if (!s || !event.detail.elt.closest("[data-needs-save]")) return;
+    if (!s || !elt.closest("[data-needs-save]")) return;
     if (!s.inflight && !dirty(s)) return;
     event.preventDefault();
-    save().then(function () { if (!s.conflict) event.detail.issueRequest(true); });
+    var form = elt.closest("form[data-proposal]");
+    var field = form && form.querySelector("input[name=version]");
+    if (form) form.setAttribute("data-deciding", "");
+    var before = s.version;
+    (s.inflight || Promise.resolve()).then(save).then(function () {
+      if (field && parseInt(field.value, 10) === before) field.value = String(s.version);
+      if (s.conflict) { if (form) form.removeAttribute("data-deciding"); return; }
+      event.detail.issueRequest(true);
+    });
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt.closest && event.detail.elt.closest("form[data-proposal][data-deciding]");
+    if (form) form.removeAttribute("data-deciding");
   });
 
   document.addEventListener("htmx:oobAfterSwap", function (event) { applySync(event.detail.target || event.target); });
