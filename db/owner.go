@@ -26,12 +26,15 @@ func ownedBy(u, g string) string {
 	return `(e.user_id = ` + u + ` OR e.guest_session_id = ` + g + `)`
 }
 
-// OwnerExchange returns the owner's live exchange by id; anyone else's (or a deleted one) is
-// ErrNotFound.
+// livePage is the SQL condition "exchange e is not about a page in the trash".
+const livePage = `(e.page_id IS NULL OR EXISTS (SELECT 1 FROM pages lp WHERE lp.id = e.page_id AND lp.deleted_at IS NULL))`
+
+// OwnerExchange returns the owner's live exchange by id; anyone else's, a deleted one or one about
+// a page in the trash is ErrNotFound.
 func (s *Store) OwnerExchange(ctx context.Context, o Owner, id int64) (Exchange, error) {
 	var e Exchange
 	err := s.DB.GetContext(ctx, &e, `SELECT `+exchangeColumns+` FROM chat_exchange e
-		WHERE e.id = $1 AND `+ownedBy("$2", "$3")+` AND e.deleted_at IS NULL`, id, o.UserID, o.GuestID)
+		WHERE e.id = $1 AND `+ownedBy("$2", "$3")+` AND e.deleted_at IS NULL AND `+livePage, id, o.UserID, o.GuestID)
 	return e, notFound(err, "owner exchange")
 }
 
