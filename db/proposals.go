@@ -97,6 +97,7 @@ func (s *Store) UserProposal(ctx context.Context, userID, pageID, id int64) (Pro
 		coalesce((SELECT q.content FROM chat_message q WHERE q.id = m.parent_id AND q.role = 'user'), '') AS query
 		FROM page_edit_proposal pr
 		JOIN chat_message m ON m.id = pr.message_id
+		JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
 		JOIN pages pg ON pg.id = pr.page_id
 		WHERE pr.id = $1 AND pr.page_id = $2 AND pg.owner_id = $3 AND pg.deleted_at IS NULL`, id, pageID, userID)
 	return p, notFound(err, "user proposal")
@@ -114,7 +115,10 @@ func (s *Store) RejectProposal(ctx context.Context, userID, pageID, id int64) er
 			return err
 		}
 		var status string
-		if err := tx.GetContext(ctx, &status, `SELECT status FROM page_edit_proposal WHERE id = $1 AND page_id = $2 FOR UPDATE`,
+		if err := tx.GetContext(ctx, &status, `SELECT pr.status FROM page_edit_proposal pr
+			JOIN chat_message m ON m.id = pr.message_id
+			JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
+			WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`,
 			id, pageID); err != nil {
 			return notFound(err, "proposal to reject")
 		}
@@ -142,7 +146,9 @@ func (s *Store) AcceptProposal(ctx context.Context, userID, pageID, id int64, ap
 		}
 		var p Proposal
 		if err := tx.GetContext(ctx, &p, `SELECT `+proposalColumns+` FROM page_edit_proposal pr
-			JOIN chat_message m ON m.id = pr.message_id WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
+			JOIN chat_message m ON m.id = pr.message_id
+			JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
+			WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
 			return notFound(err, "proposal to accept")
 		}
 		if p.Status != ProposalPending {
@@ -174,7 +180,9 @@ func (s *Store) UndoProposal(ctx context.Context, userID, pageID, id int64) (Pag
 		}
 		var p Proposal
 		if err := tx.GetContext(ctx, &p, `SELECT `+proposalColumns+` FROM page_edit_proposal pr
-			JOIN chat_message m ON m.id = pr.message_id WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
+			JOIN chat_message m ON m.id = pr.message_id
+			JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
+			WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
 			return notFound(err, "proposal to undo")
 		}
 		if p.Status != ProposalAccepted || p.AppliedRevisionID == nil || page.CurrentRevisionID == nil ||

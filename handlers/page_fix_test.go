@@ -46,3 +46,39 @@ func TestTrashedPageChatsAre404AndUnsearchable(t *testing.T) {
 		t.Errorf("search finds a trashed page's chat %d times", n)
 	}
 }
+
+// Deleting a chat supersedes its pending proposals, which are then out of reach; deleting another
+// page's chat through this page is 404 and deletes nothing.
+func TestDeletedChatsProposalsAreSupersededAndUnreachable(t *testing.T) {
+	app, c := signedIn(t)
+	id := newPage(t, c, "Report", methodsPage)
+	other := newPage(t, c, "Other", methodsPage)
+	eid, answer := askPage(t, app, c, id, "remove section Results")
+	pid := proposalOf(t, answer)
+	otherChat, _ := askPage(t, app, c, other, "remove section Methods")
+
+	if res := htmxPost(c, fmt.Sprintf("/pages/%d/chats/delete", id), url.Values{"id": {fmt.Sprint(otherChat)}}); res.Status != http.StatusNotFound {
+		t.Errorf("deleting another page's chat: %d", res.Status)
+	}
+	if r := htmxGet(c, fmt.Sprintf("/pages/%d/chats/%d", other, otherChat)); r.Status != http.StatusOK {
+		t.Fatalf("the other page's chat after a refused delete: %d", r.Status)
+	}
+
+	if res := htmxPost(c, fmt.Sprintf("/pages/%d/chats/delete", id), url.Values{"id": {fmt.Sprint(eid)}}); res.Status != http.StatusOK {
+		t.Fatalf("delete: %d %s", res.Status, res.Body)
+	}
+	if s := proposalStatus(t, app, pid); s != "superseded" {
+		t.Errorf("a deleted chat's proposal is %s", s)
+	}
+	if r := c.Get(fmt.Sprintf("/pages/%d/proposals/%d", id, pid)); r.Status != http.StatusNotFound {
+		t.Errorf("a deleted chat's proposal shows: %d", r.Status)
+	}
+	for _, action := range []string{"accept", "reject", "undo"} {
+		if r := htmxPost(c, fmt.Sprintf("/pages/%d/proposals/%d/%s", id, pid, action), url.Values{"version": {"1"}, "row": {"0"}}); r.Status != http.StatusNotFound {
+			t.Errorf("%s of a deleted chat's proposal: %d", action, r.Status)
+		}
+	}
+	if storedPage(t, app, id).Content != methodsPage {
+		t.Error("a deleted chat's proposal changed the page")
+	}
+}
