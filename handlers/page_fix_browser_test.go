@@ -89,3 +89,26 @@ func TestBrowserAcceptRightAfterTypingSavesThenAccepts(t *testing.T) {
 		t.Fatalf("the typing before Undo was not saved: %q", got)
 	}
 }
+
+// Deleting the open chat from the page's History switches the panel to a new chat.
+func TestBrowserDeletingTheOpenPageChatStartsANewOne(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app)
+	createPageInBrowser(b, app, "Report", methodsPage)
+	askInPanel(b, "rename section Methods to Approach", 1)
+	id := b.eval(`document.querySelector('#chat-pane').dataset.exchangeId`)
+	if id == "0" || id == "" {
+		t.Fatalf("the open chat has id %q", id)
+	}
+	b.do("open the history", chromedp.Click(chromedp.CSS(`#page-history-toggle`)))
+	b.waitFor("the chat is listed", `!!document.querySelector('[data-page-chat="`+id+`"] input[name=id]') && `+settled)
+	b.do("select and delete it",
+		chromedp.Click(chromedp.CSS(`[data-page-chat="`+id+`"] input[name=id]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=delete-selected-chats]`)),
+	)
+	b.waitFor("the list no longer shows it", `!document.querySelector('[data-page-chat="`+id+`"]') && `+settled)
+	b.waitFor("the panel shows a new chat", `document.querySelector('#chat-pane').dataset.exchangeId === '0' && `+settled)
+	if n := b.eval(`String(document.querySelectorAll('#chat-pane [data-testid=proposal]').length)`); n != "0" {
+		t.Fatalf("the deleted chat's proposals still show: %s", n)
+	}
+}
