@@ -26,7 +26,7 @@ func (a *app) showPage(c echo.Context) error {
 		return err
 	}
 	v := views.PageShow{Page: page(c, pageTitle(p.Title), "pages"), ID: p.ID, Title: p.Title,
-		HTML: markdown.RenderFinal(p.Content), UpdatedAt: p.UpdatedAt}
+		HTML: markdown.RenderPage(p.Content), UpdatedAt: p.UpdatedAt}
 	return render(c, http.StatusOK, views.PageShowView(v))
 }
 
@@ -124,7 +124,7 @@ func (a *app) previewPage(c echo.Context) error {
 	if err := checkPageInput("", content); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.PagePreview(markdown.RenderFinal(content)))
+	return render(c, http.StatusOK, views.PagePreview(markdown.RenderPage(content)))
 }
 
 // viewerPage reads the :id page of the viewer (live pages only; anything else is 404).
