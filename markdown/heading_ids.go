@@ -50,7 +50,9 @@ func (h *headingIDs) id(title string) string {
 }
 
 // Generate returns the id of a heading whose text is value (goldmark's parser.IDs).
-func (h *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte { return []byte(h.id(string(value))) }
+func (h *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
+	return []byte(h.id(string(value)))
+}
 
 // Put marks an id as used (goldmark's parser.IDs).
 func (h *headingIDs) Put(value []byte) { h.used[string(value)] = true }
