@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -111,4 +112,50 @@ func TestBrowserDeletingTheOpenPageChatStartsANewOne(t *testing.T) {
 	if n := b.eval(`String(document.querySelectorAll('#chat-pane [data-testid=proposal]').length)`); n != "0" {
 		t.Fatalf("the deleted chat's proposals still show: %s", n)
 	}
+}
+
+// On a phone (390 px) the editor takes the full width and the chat is a full-width panel the Chat
+// button opens and its Close button closes; on a desktop they stand side by side.
+func TestBrowserPageEditorOnAPhoneStacksTheChat(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app)
+	b.do("phone", chromedp.EmulateViewport(390, 844))
+	createPageInBrowser(b, app, "Report", methodsPage)
+	b.waitFor("settled", settled)
+	width := func(sel string) int {
+		n, _ := strconv.Atoi(b.eval(`String(Math.round(document.querySelector('` + sel + `').getBoundingClientRect().width))`))
+		return n
+	}
+	visible := func(sel string) bool {
+		return b.eval(`String(document.querySelector('`+sel+`').getClientRects().length > 0)`) == "true"
+	}
+	if w := width("#page-content"); w < 370 {
+		handlerstest.Screenshot(t, b.ctx, "phone-editor")
+		t.Fatalf("on a phone the editor is %d px wide", w)
+	}
+	if visible("#side-panel") {
+		t.Fatal("on a phone the chat covers the editor before it is asked for")
+	}
+	b.do("open the chat", chromedp.Click(chromedp.CSS(`#chat-toggle`)))
+	b.waitFor("the chat panel shows", `document.querySelector('#side-panel').getClientRects().length > 0 && document.querySelector('#query').getClientRects().length > 0`)
+	if w := width("#side-panel"); w < 380 {
+		t.Fatalf("on a phone the chat panel is %d px wide", w)
+	}
+	if w := width("#query"); w < 200 {
+		t.Fatalf("on a phone the composer is %d px wide", w)
+	}
+	handlerstest.Screenshot(t, b.ctx, "phone-chat")
+	b.do("close the chat", chromedp.Click(chromedp.CSS(`[data-close-panel]`)))
+	b.waitFor("the chat panel hides", `document.querySelector('#side-panel').getClientRects().length === 0`)
+	handlerstest.Screenshot(t, b.ctx, "phone-editor")
+
+	b.do("desktop", chromedp.EmulateViewport(1280, 800), chromedp.Reload())
+	b.waitFor("the editor", `!!document.querySelector('#page-content') && `+settled)
+	if !visible("#side-panel") || !visible("#page-content") {
+		t.Fatal("on a desktop the editor and the chat do not stand side by side")
+	}
+	if w := width("#page-content"); w > 1000 || w < 500 {
+		t.Fatalf("on a desktop the editor is %d px wide", w)
+	}
+	handlerstest.Screenshot(t, b.ctx, "desktop")
 }

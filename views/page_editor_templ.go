@@ -103,7 +103,7 @@ func PageEditorView(p PageEditor) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\" maxlength=\"300\" placeholder=\"Untitled\" class=\"min-w-0 flex-1 rounded-md border border-transparent bg-transparent px-2 py-1 text-lg font-semibold hover:border-slate-300 focus:border-slate-300 dark:hover:border-slate-700\"> <span id=\"save-status\" class=\"text-xs text-slate-500\" role=\"status\" data-testid=\"save-status\">Saved</span> <button type=\"button\" id=\"preview-toggle\" class=\"toolbar-btn\" aria-pressed=\"false\">Preview</button> <button type=\"button\" id=\"revisions-toggle\" class=\"toolbar-btn\" aria-pressed=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\" maxlength=\"300\" placeholder=\"Untitled\" class=\"min-w-0 flex-1 max-md:basis-full rounded-md border border-transparent bg-transparent px-2 py-1 text-lg font-semibold hover:border-slate-300 focus:border-slate-300 dark:hover:border-slate-700\"> <span id=\"save-status\" class=\"text-xs text-slate-500\" role=\"status\" data-testid=\"save-status\">Saved</span> <button type=\"button\" id=\"preview-toggle\" class=\"toolbar-btn\" aria-pressed=\"false\">Preview</button> <button type=\"button\" id=\"revisions-toggle\" class=\"toolbar-btn\" aria-pressed=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -168,7 +168,7 @@ func PageEditorView(p PageEditor) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</textarea><div id=\"page-preview\" class=\"prose prose-slate hidden min-h-0 max-w-none flex-1 overflow-y-auto p-6 dark:prose-invert\" data-testid=\"page-preview\"></div></section><div id=\"split-handle\" class=\"hidden w-1.5 shrink-0 cursor-col-resize bg-slate-200 hover:bg-indigo-300 md:block dark:bg-slate-800\" role=\"separator\" aria-orientation=\"vertical\" aria-label=\"Resize the chat panel\" tabindex=\"0\"></div><aside id=\"side-panel\" class=\"flex min-h-0 w-[40%] min-w-[18rem] shrink-0 flex-col border-l border-slate-200 dark:border-slate-800\" data-panel=\"chat\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</textarea><div id=\"page-preview\" class=\"prose prose-slate hidden min-h-0 max-w-none flex-1 overflow-y-auto p-6 dark:prose-invert\" data-testid=\"page-preview\"></div></section><div id=\"split-handle\" class=\"hidden w-1.5 shrink-0 cursor-col-resize bg-slate-200 hover:bg-indigo-300 md:block dark:bg-slate-800\" role=\"separator\" aria-orientation=\"vertical\" aria-label=\"Resize the chat panel\" tabindex=\"0\"></div><aside id=\"side-panel\" class=\"flex min-h-0 w-[40%] min-w-[18rem] shrink-0 flex-col border-l border-slate-200 dark:border-slate-800\" data-panel=\"chat\"><div class=\"flex items-center justify-end border-b border-slate-200 px-3 py-1 md:hidden dark:border-slate-800\"><button type=\"button\" class=\"toolbar-btn\" data-close-panel data-testid=\"close-panel\">Close</button></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -309,7 +309,7 @@ func PageSyncView(s PageSync) templ.Component {
 		var templ_7745c5c3_Var18 string
 		templ_7745c5c3_Var18, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(s.Version)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 47, Col: 85}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 50, Col: 85}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var18)
 		if templ_7745c5c3_Err != nil {
@@ -322,7 +322,7 @@ func PageSyncView(s PageSync) templ.Component {
 		var templ_7745c5c3_Var19 string
 		templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(s.Content)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 48, Col: 41}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 51, Col: 41}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 		if templ_7745c5c3_Err != nil {
@@ -335,7 +335,7 @@ func PageSyncView(s PageSync) templ.Component {
 		var templ_7745c5c3_Var20 string
 		templ_7745c5c3_Var20, templ_7745c5c3_Err = templruntime.NewAttributeExpression(s.Title).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 49, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 52, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var20)
 		if templ_7745c5c3_Err != nil {
@@ -401,7 +401,7 @@ func SaveConflictView(c SaveConflict) templ.Component {
 		var templ_7745c5c3_Var23 string
 		templ_7745c5c3_Var23, templ_7745c5c3_Err = templruntime.NewAttributeExpression(itoa(c.ServerVersion)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 61, Col: 229}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 64, Col: 229}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var23)
 		if templ_7745c5c3_Err != nil {
@@ -414,7 +414,7 @@ func SaveConflictView(c SaveConflict) templ.Component {
 		var templ_7745c5c3_Var24 string
 		templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(c.Diff.Adds))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 63, Col: 77}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 66, Col: 77}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 		if templ_7745c5c3_Err != nil {
@@ -427,7 +427,7 @@ func SaveConflictView(c SaveConflict) templ.Component {
 		var templ_7745c5c3_Var25 string
 		templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(itoa(c.Diff.Dels))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 63, Col: 106}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 66, Col: 106}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 		if templ_7745c5c3_Err != nil {
@@ -448,7 +448,7 @@ func SaveConflictView(c SaveConflict) templ.Component {
 		var templ_7745c5c3_Var26 string
 		templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(c.ServerContent)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 67, Col: 66}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 70, Col: 66}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 		if templ_7745c5c3_Err != nil {
@@ -461,7 +461,7 @@ func SaveConflictView(c SaveConflict) templ.Component {
 		var templ_7745c5c3_Var27 string
 		templ_7745c5c3_Var27, templ_7745c5c3_Err = templruntime.NewAttributeExpression(c.ServerTitle).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 68, Col: 64}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 71, Col: 64}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var27)
 		if templ_7745c5c3_Err != nil {
@@ -505,7 +505,7 @@ func DiffTable(d DiffView) templ.Component {
 			var templ_7745c5c3_Var29 string
 			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(h.Header)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 80, Col: 94}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 83, Col: 94}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 			if templ_7745c5c3_Err != nil {
@@ -525,7 +525,7 @@ func DiffTable(d DiffView) templ.Component {
 					var templ_7745c5c3_Var30 string
 					templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(l.Text)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 84, Col: 166}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 87, Col: 166}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 					if templ_7745c5c3_Err != nil {
@@ -543,7 +543,7 @@ func DiffTable(d DiffView) templ.Component {
 					var templ_7745c5c3_Var31 string
 					templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(l.Text)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 86, Col: 182}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 89, Col: 182}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 					if templ_7745c5c3_Err != nil {
@@ -561,7 +561,7 @@ func DiffTable(d DiffView) templ.Component {
 					var templ_7745c5c3_Var32 string
 					templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs("  ")
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 88, Col: 123}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 91, Col: 123}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 					if templ_7745c5c3_Err != nil {
@@ -570,7 +570,7 @@ func DiffTable(d DiffView) templ.Component {
 					var templ_7745c5c3_Var33 string
 					templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(l.Text)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 88, Col: 133}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 91, Col: 133}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 					if templ_7745c5c3_Err != nil {

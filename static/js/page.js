@@ -201,9 +201,21 @@
     }).then(function (r) { return r.text(); }).then(function (html) { box.innerHTML = html; }); // sanitised on the server
   }
 
-  // The side panel shows the chat or the revisions (opening one closes the other), or nothing.
+  // phone is true below the md breakpoint, where the side panel covers the editor (input.css).
+  function phone() { return window.matchMedia("(max-width: 767px)").matches; }
+
+  // panelOpen reports whether the side panel shows which ("chat" or "revisions") on screen.
+  function panelOpen(which) {
+    var side = $("side-panel");
+    if (phone() && !side.hasAttribute("data-mobile-open")) return false;
+    return $(which + "-toggle").getAttribute("aria-pressed") === "true";
+  }
+
+  // The side panel shows the chat or the revisions (opening one closes the other), or nothing. On
+  // a phone it opens over the editor.
   function showPanel(which) {
     var side = $("side-panel");
+    side.toggleAttribute("data-mobile-open", which !== "none");
     side.setAttribute("data-panel", which);
     side.classList.toggle("hidden", which === "none");
     side.classList.toggle("flex", which !== "none");
@@ -240,9 +252,11 @@
     if (t.closest("#preview-toggle")) {
       preview($("preview-toggle").getAttribute("aria-pressed") !== "true");
     } else if (t.closest("#chat-toggle")) {
-      showPanel($("chat-toggle").getAttribute("aria-pressed") === "true" ? "none" : "chat");
+      showPanel(panelOpen("chat") ? "none" : "chat");
     } else if (t.closest("#revisions-toggle")) {
-      showPanel($("revisions-toggle").getAttribute("aria-pressed") === "true" ? "none" : "revisions");
+      showPanel(panelOpen("revisions") ? "none" : "revisions");
+    } else if (t.closest("[data-close-panel]")) {
+      showPanel("none");
     } else if (t.closest("#page-history-toggle")) {
       var list = $("page-chat-history");
       var open = list.classList.contains("hidden");
