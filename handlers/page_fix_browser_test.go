@@ -159,3 +159,30 @@ func TestBrowserPageEditorOnAPhoneStacksTheChat(t *testing.T) {
 	}
 	handlerstest.Screenshot(t, b.ctx, "desktop")
 }
+
+// A page that starts with a blank line keeps it in the editor (HTML drops the first newline inside
+// a textarea), so the first save does not lose it.
+func TestBrowserLeadingNewlineSurvivesTheEditor(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app)
+	content := "\n\nIntro after two blank lines.\n"
+	createPageInBrowser(b, app, "Blank", content)
+	if got := b.eval(`document.querySelector('#page-content').value`); got != content {
+		t.Fatalf("the editor shows %q", got)
+	}
+	var id int64
+	if err := app.Store.DB.Get(&id, `SELECT id FROM pages ORDER BY id DESC LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if got := storedPage(t, app, id).Content; got != content {
+		t.Fatalf("stored %q", got)
+	}
+	b.do("a bad new-page form keeps the text", chromedp.Navigate(app.URL+"/pages/new"),
+		chromedp.SetValue(chromedp.CSS(`input[name=title]`), strings.Repeat("x", 301)),
+		chromedp.SetValue(chromedp.CSS(`textarea[name=content]`), content),
+		chromedp.Click(chromedp.CSS(`[data-testid=create-page]`)))
+	b.waitFor("the form again", `document.body.innerText.includes('longer than 300') && `+settled)
+	if got := b.eval(`document.querySelector('textarea[name=content]').value`); got != content {
+		t.Fatalf("the form shows %q", got)
+	}
+}

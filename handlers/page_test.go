@@ -382,7 +382,7 @@ func TestOfflineAssistantCommandsMakeRealProposals(t *testing.T) {
 		{`replace "Old" with "New" everywhere`, func(d string) string { return strings.ReplaceAll(d, "Old", "New") }},
 		{"rewrite the page as # Fresh\n\nStart.", func(string) string { return "# Fresh\n\nStart.\n" }},
 		{"add a table of contents", func(d string) string {
-			return strings.Replace(d, "## Methods", "## Table of contents\n\n- [Methods](#methods)\n  - [Step 1](#step-1)\n- [Results](#results)\n\n## Methods", 1)
+			return strings.Replace(d, "## Methods", "## Table of contents\n\n- [Methods](#h-methods)\n  - [Step 1](#h-step-1)\n- [Results](#h-results)\n\n## Methods", 1)
 		}},
 	}
 	for _, tc := range cases {
