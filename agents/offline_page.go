@@ -2,6 +2,7 @@ package agents
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -130,8 +131,9 @@ func findSection(page, name string) (markdown.Outline, int, *offlineReply) {
 	}
 	if err != nil {
 		why := fmt.Sprintf("I couldn't find a section called **%s**.", escapeMarkdown(name))
-		if strings.Contains(err.Error(), markdown.ErrSectionAmbiguous.Error()) {
-			why = fmt.Sprintf("Several sections are called **%s**; name it with its level (e.g. `## %s`) or rename one first.", escapeMarkdown(name), name)
+		var se *markdown.SectionError
+		if errors.As(err, &se) && errors.Is(err, markdown.ErrSectionAmbiguous) {
+			why = escapeMarkdown(se.Ambiguity()) + "."
 		}
 		return o, 0, &offlineReply{text: offlinePageHelp(page, why)}
 	}
