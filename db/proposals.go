@@ -185,6 +185,9 @@ func (s *Store) UndoProposal(ctx context.Context, userID, pageID, id int64) (Pag
 			WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
 			return notFound(err, "proposal to undo")
 		}
+		if p.Status == ProposalPending {
+			return &fault.Error{Code: fault.Conflict, Message: "This edit was already undone (perhaps in another tab)."}
+		}
 		if p.Status != ProposalAccepted || p.AppliedRevisionID == nil || page.CurrentRevisionID == nil ||
 			*page.CurrentRevisionID != *p.AppliedRevisionID {
 			return &fault.Error{Code: fault.Conflict, Message: "The page changed after this edit was accepted; restore an older revision from the Revisions panel instead."}

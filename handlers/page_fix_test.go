@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -80,5 +82,24 @@ func TestDeletedChatsProposalsAreSupersededAndUnreachable(t *testing.T) {
 	}
 	if storedPage(t, app, id).Content != methodsPage {
 		t.Error("a deleted chat's proposal changed the page")
+	}
+}
+
+// After Undo every row of the proposal is selected again, and a second Undo says it was undone.
+func TestUndoSelectsAllRowsAndASecondUndoSaysSo(t *testing.T) {
+	app, c := signedIn(t)
+	id := newPage(t, c, "Report", methodsPage)
+	_, answer := askPage(t, app, c, id, "append Done. to section Results")
+	pid := proposalOf(t, answer)
+	if res := acceptAll(c, id, pid); res.Status != http.StatusOK {
+		t.Fatalf("accept: %d %s", res.Status, res.Body)
+	}
+	undo := htmxPost(c, fmt.Sprintf("/pages/%d/proposals/%d/undo", id, pid), url.Values{})
+	if undo.Status != http.StatusOK || !strings.Contains(undo.Body, "Apply (1)") || !regexp.MustCompile(`name="row" value="0"[^>]*checked`).MatchString(undo.Body) {
+		t.Fatalf("after undo: %d %s", undo.Status, undo.Body)
+	}
+	again := htmxPost(c, fmt.Sprintf("/pages/%d/proposals/%d/undo", id, pid), url.Values{})
+	if again.Status != http.StatusConflict || !strings.Contains(again.Body, "already undone") {
+		t.Fatalf("second undo: %d %s", again.Status, again.Body)
 	}
 }
