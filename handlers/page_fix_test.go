@@ -7,7 +7,11 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"parley/db"
+	"parley/handlers/handlerstest"
 )
 
 // A trashed page's chats are out of reach through the general chat routes and out of search.
@@ -101,5 +105,64 @@ func TestUndoSelectsAllRowsAndASecondUndoSaysSo(t *testing.T) {
 	again := htmxPost(c, fmt.Sprintf("/pages/%d/proposals/%d/undo", id, pid), url.Values{})
 	if again.Status != http.StatusConflict || !strings.Contains(again.Body, "already undone") {
 		t.Fatalf("second undo: %d %s", again.Status, again.Body)
+	}
+}
+
+var askCount atomic.Int64
+
+// askAgain sends a message in an existing page chat and waits for the answer.
+func askAgain(t *testing.T, app *handlerstest.App, c *handlerstest.Client, pageID, exchangeID int64, query string) db.Message {
+	t.Helper()
+	res := htmxPost(c, fmt.Sprintf("/pages/%d/chats/%d/messages", pageID, exchangeID), url.Values{"query": {query}, "idempotency_key": {fmt.Sprintf("again%d", askCount.Add(1))}})
+	if res.Status != http.StatusOK {
+		t.Fatalf("send: %d %s", res.Status, res.Body)
+	}
+	return waitAnswer(t, app, exchangeID)
+}
+
+// A section patch supersedes only pending patches of the same section, a rewrite every pending
+// proposal; accepting a superseded one says a newer proposal replaced it. A stale accept states
+// its reason once.
+func TestSupersedingFollowsConflictsAndSaysSo(t *testing.T) {
+	app, c := signedIn(t)
+	id := newPage(t, c, "Report", methodsPage)
+	eid, answer := askPage(t, app, c, id, "add a table of contents")
+	toc := proposalOf(t, answer)
+	results := proposalOf(t, askAgain(t, app, c, id, eid, "append Done. to section Results"))
+	methods := proposalOf(t, askAgain(t, app, c, id, eid, "append More. to section Methods"))
+	if s := proposalStatus(t, app, toc); s != "pending" {
+		t.Errorf("a section patch superseded the pending rewrite: %s", s)
+	}
+	if s := proposalStatus(t, app, results); s != "pending" {
+		t.Errorf("a patch of Methods superseded the patch of Results: %s", s)
+	}
+	newer := proposalOf(t, askAgain(t, app, c, id, eid, "append Later. to section Results"))
+	if s := proposalStatus(t, app, results); s != "superseded" {
+		t.Errorf("a second patch of Results left the first %s", s)
+	}
+	res := accept(c, id, results, 1, 0)
+	if res.Status != http.StatusConflict || !strings.Contains(res.Body, "newer proposal") || strings.Contains(res.Body, "another tab") {
+		t.Errorf("accepting a superseded proposal: %d %s", res.Status, res.Body)
+	}
+	proposalOf(t, askAgain(t, app, c, id, eid, "rename section Step 1 to First step"))
+	rewrite := proposalOf(t, askAgain(t, app, c, id, eid, "add a table of contents please"))
+	for _, p := range []int64{toc, methods, newer} {
+		if s := proposalStatus(t, app, p); s != "superseded" {
+			t.Errorf("a rewrite left proposal %d %s", p, s)
+		}
+	}
+	_ = rewrite
+
+	// Stale: a patch of Methods made stale by typing in Methods.
+	eid2, answer := askPage(t, app, c, id, "append Again. to section Methods")
+	_ = eid2
+	stale := proposalOf(t, answer)
+	p := storedPage(t, app, id)
+	if r := save(c, id, p.Version, p.Title, strings.Replace(p.Content, "Old methods.", "Old methods, typed.", 1)); r.Status != http.StatusOK {
+		t.Fatalf("save: %d", r.Status)
+	}
+	res = accept(c, id, stale, p.Version+1, 0)
+	if res.Status != http.StatusConflict || strings.Count(res.Body, "was edited since") != 1 {
+		t.Errorf("a stale accept: %d, reason shown %d times: %s", res.Status, strings.Count(res.Body, "was edited since"), res.Body)
 	}
 }

@@ -129,8 +129,10 @@ func (a *app) answerDecision(c echo.Context, pageID, id int64, changed db.Page, 
 	}
 	status := http.StatusOK
 	if decideErr != nil {
-		v.Error = fault.As(decideErr).Message
 		status = statusOf[code]
+		if msg := fault.As(decideErr).Message; msg != v.Reason { // a stale reason shows once
+			v.Error = msg
+		}
 	}
 	if changed.ID != 0 && decideErr == nil {
 		v.Sync = &views.PageSync{Version: changed.Version, Content: changed.Content, Title: changed.Title}
