@@ -218,7 +218,7 @@ func proposeRemove(page string, m []string) offlineReply {
 }
 
 func proposeAddSection(page string, m []string) offlineReply {
-	title := unquoteName(m[1])
+	title := strings.Join(strings.Fields(unquoteName(m[1])), " ") // a heading is one line
 	body := unquote(m[2])
 	if title == "" {
 		return offlineReply{text: offlinePageHelp(page, "Give the new section a title, e.g. `add a section \"Results\" with …`.")}
