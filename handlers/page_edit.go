@@ -150,7 +150,7 @@ func diffView(d markdown.Diff) views.DiffView {
 	for _, h := range d.Hunks {
 		hv := views.HunkView{Header: h.Header}
 		for _, l := range h.Lines {
-			hv.Lines = append(hv.Lines, views.DiffLineView{Kind: l.Kind.String(), Text: l.Content})
+			hv.Lines = append(hv.Lines, views.DiffLineView{Kind: l.Kind.String(), Text: l.Content, NoEOL: l.EOL == ""})
 		}
 		v.Hunks = append(v.Hunks, hv)
 	}

@@ -213,3 +213,14 @@ func TestAutosaveNeverRewritesTheFirstOrABaseRevision(t *testing.T) {
 		t.Fatalf("typing after the proposal does not coalesce into one new revision: %q", got)
 	}
 }
+
+// A diff marks a last line without a line ending, as a unified diff does.
+func TestDiffMarksAMissingFinalNewline(t *testing.T) {
+	app, c := signedIn(t)
+	id := newPage(t, c, "Report", "# A\n\nalpha")
+	_, answer := askPage(t, app, c, id, "append Done. to section A")
+	panel := c.Get(fmt.Sprintf("/pages/%d/proposals/%d", id, proposalOf(t, answer)))
+	if !strings.Contains(panel.Body, `\ No newline at end of file`) {
+		t.Fatalf("panel: %s", panel.Body)
+	}
+}
