@@ -1,17 +1,24 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"image"
+	_ "image/gif"  // avatar decoding
+	_ "image/jpeg" // avatar decoding
+	_ "image/png"  // avatar decoding
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
+	_ "golang.org/x/image/webp" // avatar decoding
 
 	"parley/db"
 	"parley/fault"
@@ -37,6 +44,9 @@ const (
 	minAgentPassword    = 4
 	maxAgentPassword    = 72
 )
+
+// originHost is an embed origin's host[:port]: a DNS name or IPv4 address and an optional port.
+var originHost = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?$`)
 
 var identifierPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 
@@ -159,10 +169,8 @@ func checkAvatar(text string, image []byte) (string, error) {
 			return "", fault.Field("avatar", "Avatar image: at most 64 KB.")
 		}
 		ctype := http.DetectContentType(image)
-		switch ctype {
-		case "image/png", "image/jpeg", "image/gif", "image/webp":
-		default:
-			return "", fault.Field("avatar", "Avatar image: PNG, JPEG, GIF or WebP.")
+		if !slices.Contains(avatarTypes, ctype) || !decodes(image) {
+			return "", fault.Field("avatar", "Avatar image: a PNG, JPEG, GIF or WebP image that opens (this file does not).")
 		}
 		return "data:" + ctype + ";base64," + base64.StdEncoding.EncodeToString(image), nil
 	}
@@ -179,15 +187,32 @@ func checkAvatar(text string, image []byte) (string, error) {
 	return text, nil
 }
 
+// avatarTypes are the content types an avatar image may have.
+var avatarTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+// maxAvatarSide bounds an avatar image's width and height in pixels.
+const maxAvatarSide = 2048
+
+// decodes reports whether the image decodes as one of avatarTypes, at most maxAvatarSide pixels
+// wide and high (checked from its header before the whole image is decoded).
+func decodes(img []byte) bool {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(img))
+	if err != nil || cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width > maxAvatarSide || cfg.Height > maxAvatarSide {
+		return false
+	}
+	_, _, err = image.Decode(bytes.NewReader(img))
+	return err == nil
+}
+
 // checkDataAvatar accepts a data:image URL only as checkAvatar makes them.
 func checkDataAvatar(s string) error {
 	head, data, ok := strings.Cut(s, ";base64,")
 	bad := fault.Field("avatar", "Avatar image: upload it again.")
-	if !ok || !slices.Contains([]string{"data:image/png", "data:image/jpeg", "data:image/gif", "data:image/webp"}, head) {
+	if !ok || !strings.HasPrefix(head, "data:") || !slices.Contains(avatarTypes, head[len("data:"):]) {
 		return bad
 	}
 	raw, err := base64.StdEncoding.DecodeString(data)
-	if err != nil || len(raw) > MaxAvatarImageBytes || "data:"+http.DetectContentType(raw) != head {
+	if err != nil || len(raw) > MaxAvatarImageBytes || "data:"+http.DetectContentType(raw) != head || !decodes(raw) {
 		return bad
 	}
 	return nil
@@ -211,16 +236,18 @@ func checkModels(raw, model string) ([]string, error) {
 	return out, nil
 }
 
-// CheckOrigins parses an embed allow-list: one origin per line or comma separated, each
-// "https://host[:port]" or "http://host[:port]" (no path), or "*" for any site.
+// CheckOrigins parses an embed allow-list: one origin per line or comma separated, each exactly
+// "https://host[:port]" or "http://host[:port]" (a trailing "/" is dropped; no path, query,
+// fragment, credentials, spaces or CSP syntax), or "*" for any site. Anything else is a field error
+// naming the entry.
 func CheckOrigins(raw string) ([]string, error) {
 	var out []string
 	for _, o := range splitList(raw) {
 		if o != "*" {
 			u, err := url.Parse(o)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") ||
-				u.RawQuery != "" || u.Fragment != "" || u.User != nil || strings.ContainsAny(o, "; '\"") {
-				return nil, fault.Field("embed_origins", "Embedding: origins like https://example.com (no path), or * for any site.")
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !originHost.MatchString(u.Host) || u.User != nil ||
+				!strings.EqualFold(strings.TrimSuffix(o, "/"), u.Scheme+"://"+u.Host) {
+				return nil, fault.Field("embed_origins", "Embedding: "+strconv.Quote(o)+" is not an origin. Give bare origins, scheme://host[:port] like https://example.com (no path, spaces or ;), or * for any site.")
 			}
 			o = u.Scheme + "://" + strings.ToLower(u.Host)
 		}

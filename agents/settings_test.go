@@ -21,7 +21,8 @@ func TestCheckOrigins(t *testing.T) {
 			t.Errorf("CheckOrigins(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"example.com", "https://a.com/path", "javascript:alert(1)", "https://a.com 'unsafe-inline'", "ftp://a.com", "https://u:p@a.com"} {
+	for _, bad := range []string{"example.com", "https://a.com/path", "javascript:alert(1)", "https://a.com 'unsafe-inline'", "ftp://a.com", "https://u:p@a.com",
+		"http://a.com; script-src *", "https://a.com#", "https://a.com?", "https://a.com:x", "https://a.com:8080/x", "https://*.a.com;"} {
 		if _, err := CheckOrigins(bad); err == nil {
 			t.Errorf("CheckOrigins(%q) accepted", bad)
 		}
@@ -42,8 +43,10 @@ func TestAvatarImageIsCheckedByContent(t *testing.T) {
 		t.Fatalf("resubmitted avatar: %v", err)
 	}
 	for name, img := range map[string][]byte{
-		"svg (scripts)": []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`),
-		"too large":     append(append([]byte{}, buf.Bytes()...), make([]byte, MaxAvatarImageBytes)...),
+		"svg (scripts)":  []byte(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`),
+		"too large":      append(append([]byte{}, buf.Bytes()...), make([]byte, MaxAvatarImageBytes)...),
+		"truncated":      buf.Bytes()[:len(buf.Bytes())-12],
+		"png magic only": append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...),
 	} {
 		form.AvatarImage = img
 		if _, err := CheckAgent(form, "offline", 4); err == nil {

@@ -28,6 +28,7 @@ type Store interface {
 	InterruptUnfinished(ctx context.Context) (int64, error)
 	UserPage(ctx context.Context, ownerID, id int64) (db.Page, error)
 	InsertProposal(ctx context.Context, in db.NewProposal) (db.Proposal, error)
+	ImproveTitle(ctx context.Context, exchangeID int64, old, title string) error
 }
 
 // Job is one answer to generate: the pending assistant message AnswerID of exchange ExchangeID,
@@ -42,8 +43,8 @@ type Job struct {
 	// proposes edits to it.
 	PageID int64
 
-	page *pageSeen
-	Model      string
+	page  *pageSeen
+	Model string
 	// Team, when set, are a team's usable members and Agent the description router's pick: a
 	// model-backed router may choose another (team_model_route.go).
 	Team []db.Agent
@@ -64,6 +65,9 @@ type Generator struct {
 	FlushEvery time.Duration
 	// HistoryBudget bounds the earlier turns sent to the model, in estimated tokens (4 bytes each).
 	HistoryBudget int
+	// ImproveTitles asks the model for a better title after a conversation's first answer (when
+	// a real model is configured; title.go).
+	ImproveTitles bool
 
 	mu      sync.Mutex
 	running map[int64]*run // by exchange id
@@ -273,6 +277,9 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	}
 	release()
 	w.finish(status, meta)
+	if status == db.StatusComplete {
+		g.maybeImproveTitle(job, history, result.Content)
+	}
 }
 
 // failure maps a stream error to the stored status and a readable reason.

@@ -51,6 +51,9 @@ type Config struct {
 	// PARLEY_OPENAI_BASE_URL or PARLEY_OPENAI_API_KEY is set, anthropic when
 	// PARLEY_ANTHROPIC_API_KEY is set, and the offline agent otherwise.
 	Provider string `env:"PARLEY_PROVIDER"`
+	// ImproveTitles lets the model retitle a conversation after its first answer (never with the
+	// offline agent); the title cut from the first query stays until then.
+	ImproveTitles bool `env:"PARLEY_IMPROVE_TITLES" envDefault:"true"`
 	// OfflineDelay is the offline agent's pause between streamed words.
 	OfflineDelay time.Duration `env:"PARLEY_OFFLINE_DELAY" envDefault:"30ms"`
 	// OpenAI-compatible servers (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, OpenRouter, DeepSeek).

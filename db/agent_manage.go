@@ -39,7 +39,7 @@ func (s *Store) CreateAgent(ctx context.Context, ownerID int64, in AgentInput) (
 		in.Identifier, ownerID, in.Name, in.Description, in.Avatar, in.AgentType, in.Provider, in.Model,
 		in.SystemPrompt, in.WelcomeMessage, in.Visibility, in.PasswordHash, string(in.Capabilities), string(in.Theme),
 		pq.StringArray(nonNil(in.Models)), pq.StringArray(nonNil(in.EmbedOrigins)))
-	if isUniqueViolation(err, "agents_identifier_key") {
+	if isUniqueViolation(err, "agents_identifier_live_key") {
 		return a, errIdentifierTaken
 	}
 	return a, notFound(err, "create agent")
@@ -57,7 +57,7 @@ func (s *Store) UpdateAgent(ctx context.Context, m Manager, id int64, in AgentIn
 		id, m.UserID, m.IsAdmin, in.Identifier, in.Name, in.Description, in.Avatar, in.AgentType, in.Provider, in.Model,
 		in.SystemPrompt, in.WelcomeMessage, in.Visibility, in.SetPassword, in.PasswordHash, string(in.Capabilities),
 		string(in.Theme), pq.StringArray(nonNil(in.Models)), pq.StringArray(nonNil(in.EmbedOrigins)))
-	if isUniqueViolation(err, "agents_identifier_key") {
+	if isUniqueViolation(err, "agents_identifier_live_key") {
 		return a, errIdentifierTaken
 	}
 	return a, notFound(err, "update agent")
@@ -71,11 +71,19 @@ func (s *Store) SetAgentDisabled(ctx context.Context, m Manager, id int64, disab
 }
 
 // DeleteAgent marks an agent the manager may change as deleted: its link stops working, its
-// conversations stay (and show that the agent is gone).
+// conversations stay (and show that the agent is gone). The floating chat button, which names its
+// agent by identifier, is turned off when it named this one (the identifier may be taken again).
 func (s *Store) DeleteAgent(ctx context.Context, m Manager, id int64) error {
-	res, err := s.DB.ExecContext(ctx, `UPDATE agents SET deleted_at = now(), updated_at = now()
-		WHERE id = $1 AND deleted_at IS NULL AND (owner_id = $2 OR $3)`, id, m.UserID, m.IsAdmin)
-	return affected(res, err, "delete agent")
+	var n int
+	err := s.DB.GetContext(ctx, &n, `WITH gone AS (
+			UPDATE agents SET deleted_at = now(), updated_at = now()
+			WHERE id = $1 AND deleted_at IS NULL AND (owner_id = $2 OR $3) RETURNING identifier),
+		widget_off AS (DELETE FROM app_settings WHERE name = 'floating_widget' AND value->>'agent' IN (SELECT identifier FROM gone))
+		SELECT count(*) FROM gone`, id, m.UserID, m.IsAdmin)
+	if err == nil && n == 0 {
+		return ErrNotFound
+	}
+	return notFound(err, "delete agent")
 }
 
 // ManagedAgent returns an agent (disabled or not, not deleted) that the manager may change.
@@ -113,6 +121,15 @@ func (s *Store) AgentForChat(ctx context.Context, identifier string) (Agent, err
 	err := s.DB.GetContext(ctx, &a, `SELECT `+agentColumns+` FROM agents
 		WHERE identifier = $1 AND deleted_at IS NULL`, identifier)
 	return a, notFound(err, "agent for chat")
+}
+
+// AvatarByHash returns the uploaded avatar image (a data:image URL) whose SHA-256 of the data URL,
+// in lower-case hex, is hash; ErrNotFound when no agent has it.
+func (s *Store) AvatarByHash(ctx context.Context, hash string) (string, error) {
+	var avatar string
+	err := s.DB.GetContext(ctx, &avatar, `SELECT avatar FROM agents
+		WHERE avatar LIKE 'data:image/%' AND encode(sha256(decode(avatar, 'escape')), 'hex') = $1 LIMIT 1`, hash)
+	return avatar, notFound(err, "avatar by hash")
 }
 
 func nonNil(s []string) []string {

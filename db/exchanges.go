@@ -21,6 +21,8 @@ type Exchange struct {
 	Model          string    `db:"model"`
 	CreatedAt      time.Time `db:"created_at"`
 	UpdatedAt      time.Time `db:"updated_at"`
+	// LeafMessageID ends the branch on screen; nil while the exchange never branched (branches.go).
+	LeafMessageID *int64 `db:"leaf_message_id"`
 }
 
 // ExchangeSummary is one row of the history list: the exchange plus its number of turns.
@@ -31,7 +33,7 @@ type ExchangeSummary struct {
 }
 
 const exchangeColumns = `e.id, coalesce(e.user_id, 0) AS user_id, coalesce(e.guest_session_id, 0) AS guest_session_id,
-	e.agent_id, e.team_id, e.page_id, e.title, e.model, e.created_at, e.updated_at`
+	e.agent_id, e.team_id, e.page_id, e.title, e.model, e.created_at, e.updated_at, e.leaf_message_id`
 
 // UserExchange returns the user's live exchange by id; anyone else's (or a deleted one) is ErrNotFound.
 func (s *Store) UserExchange(ctx context.Context, userID, id int64) (Exchange, error) {
@@ -74,3 +76,15 @@ func (s *Store) GeneralHistory(ctx context.Context, userID int64, after *History
 }
 
 func int64Array(ids []int64) any { return pq.Array(ids) }
+
+// ExchangeSummaryByID is one of the user's live general exchanges as a history row; anyone else's
+// is ErrNotFound.
+func (s *Store) ExchangeSummaryByID(ctx context.Context, userID, id int64) (ExchangeSummary, error) {
+	var row ExchangeSummary
+	err := s.DB.GetContext(ctx, &row, `
+		SELECT `+exchangeColumns+`, coalesce(a.avatar, '') AS agent_avatar,
+		       (SELECT count(*) FROM chat_message m WHERE m.exchange_id = e.id AND m.role = 'user') AS turns
+		FROM chat_exchange e LEFT JOIN agents a ON a.id = e.agent_id
+		WHERE e.id = $1 AND e.user_id = $2 AND e.deleted_at IS NULL`, id, userID)
+	return row, notFound(err, "exchange summary")
+}

@@ -3,6 +3,8 @@ package db
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -46,13 +48,15 @@ type Message struct {
 	ToolResult    string          `db:"tool_result"`
 	DurationMS    *int            `db:"duration_ms"`
 	Metadata      json.RawMessage `db:"metadata"`
-	Feedback      *string         `db:"feedback"`
-	CreatedAt     time.Time       `db:"created_at"`
-	UpdatedAt     time.Time       `db:"updated_at"`
+	// Feedback is "up", "down" or nil; FeedbackReason is the optional reason given with it.
+	Feedback       *string   `db:"feedback"`
+	FeedbackReason string    `db:"feedback_reason"`
+	CreatedAt      time.Time `db:"created_at"`
+	UpdatedAt      time.Time `db:"updated_at"`
 }
 
 const messageColumns = `id, exchange_id, parent_id, position, role, content, status, agent_id, agent_type,
-	tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata, feedback, created_at, updated_at`
+	tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata, feedback, feedback_reason, created_at, updated_at`
 
 // Turn is what StartTurn stored: the exchange (new or existing), the user message and the
 // assistant placeholder whose answer is to be generated.
@@ -152,8 +156,12 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		if err := tx.GetContext(ctx, &next, `SELECT coalesce(max(position), 0) + 1 FROM chat_message WHERE exchange_id = $1`, t.Exchange.ID); err != nil {
 			return err
 		}
-		_ = tx.GetContext(ctx, &parent, `SELECT id FROM chat_message WHERE exchange_id = $1 AND role = 'assistant'
-			ORDER BY position DESC, id DESC LIMIT 1`, t.Exchange.ID)
+		// The query follows the branch on screen: its leaf answer, or (never branched) the last answer.
+		parent = t.Exchange.LeafMessageID
+		if parent == nil {
+			_ = tx.GetContext(ctx, &parent, `SELECT id FROM chat_message WHERE exchange_id = $1 AND role = 'assistant'
+				ORDER BY position DESC, id DESC LIMIT 1`, t.Exchange.ID)
+		}
 		var key any
 		if in.IdempotencyKey != "" {
 			key = in.IdempotencyKey
@@ -163,9 +171,16 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 			t.Exchange.ID, parent, next, in.Query, key); err != nil {
 			return err
 		}
-		return tx.GetContext(ctx, &t.Assistant, `INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type, metadata)
+		if err := tx.GetContext(ctx, &t.Assistant, `INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type, metadata)
 			VALUES ($1, $2, $3, 'assistant', 'pending', $4, $5, coalesce($6::jsonb, '{}')) RETURNING `+messageColumns,
-			t.Exchange.ID, t.User.ID, next+1, nullID(in.AgentID), in.AgentType, nullJSON(in.AnswerMetadata))
+			t.Exchange.ID, t.User.ID, next+1, nullID(in.AgentID), in.AgentType, nullJSON(in.AnswerMetadata)); err != nil {
+			return err
+		}
+		if t.Exchange.LeafMessageID == nil {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE chat_exchange SET leaf_message_id = $2 WHERE id = $1`, t.Exchange.ID, t.Assistant.ID)
+		return err
 	})
 	if isUniqueViolation(err, "chat_message_idempotency_key") {
 		// Two identical submits raced; the other one stored the turn.
@@ -178,12 +193,52 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	return t, notFound(err, "count turns")
 }
 
-// ExchangeMessages returns every message of an exchange in display order.
+// ExchangeMessages returns every message on the exchange's branch on screen (branches.go) in
+// display order: what the model sees and what an export holds.
 func (s *Store) ExchangeMessages(ctx context.Context, exchangeID int64) ([]Message, error) {
 	var out []Message
-	err := s.DB.SelectContext(ctx, &out, `SELECT `+messageColumns+` FROM chat_message
-		WHERE exchange_id = $1 ORDER BY position, id`, exchangeID)
+	err := s.DB.SelectContext(ctx, &out, branchCTE+` SELECT `+messageColumns+` FROM chat_message m
+		WHERE m.exchange_id = $1 AND `+onBranch+` ORDER BY m.position, m.id`, exchangeID)
 	return out, notFound(err, "exchange messages")
+}
+
+// ExchangeWindow returns the last limit messages on the branch on screen before position before (0:
+// up to the end), in display order, and whether older ones exist. It reads them newest first on
+// chat_message_exchange_position_idx and stops after limit+1, so a long conversation opens in a
+// time independent of its length.
+func (s *Store) ExchangeWindow(ctx context.Context, exchangeID int64, before, limit int) ([]Message, bool, error) {
+	if before <= 0 {
+		before = math.MaxInt32
+	}
+	var out []Message
+	err := s.DB.SelectContext(ctx, &out, branchCTE+` SELECT `+messageColumns+` FROM chat_message m
+		WHERE m.exchange_id = $1 AND m.position < $2 AND `+onBranch+`
+		ORDER BY m.position DESC, m.id DESC LIMIT $3`, exchangeID, before, limit+1)
+	if err != nil {
+		return nil, false, notFound(err, "exchange window")
+	}
+	older := len(out) > limit
+	if older {
+		out = out[:limit]
+	}
+	slices.Reverse(out)
+	return out, older, nil
+}
+
+// ExchangeRange returns the messages on the branch on screen from position from up to (not
+// including) before, in display order, and whether older ones exist: the stretch between a message
+// a search result opens and the newest window.
+func (s *Store) ExchangeRange(ctx context.Context, exchangeID int64, from, before int) ([]Message, bool, error) {
+	var out []Message
+	err := s.DB.SelectContext(ctx, &out, branchCTE+` SELECT `+messageColumns+` FROM chat_message m
+		WHERE m.exchange_id = $1 AND m.position >= $2 AND m.position < $3 AND `+onBranch+`
+		ORDER BY m.position, m.id`, exchangeID, from, before)
+	if err != nil {
+		return nil, false, notFound(err, "exchange range")
+	}
+	var older bool
+	err = s.DB.GetContext(ctx, &older, `SELECT EXISTS (SELECT 1 FROM chat_message WHERE exchange_id = $1 AND position < $2)`, exchangeID, from)
+	return out, older, notFound(err, "older messages")
 }
 
 // ExchangeTail returns the messages of an exchange from the one before the earliest of ids to the
@@ -191,10 +246,10 @@ func (s *Store) ExchangeMessages(ctx context.Context, exchangeID int64) ([]Messa
 // grouping and where new ones go) without reading the whole conversation.
 func (s *Store) ExchangeTail(ctx context.Context, exchangeID int64, ids []int64) ([]Message, error) {
 	var out []Message
-	err := s.DB.SelectContext(ctx, &out, `SELECT `+messageColumns+` FROM chat_message
-		WHERE exchange_id = $1 AND position >= (
+	err := s.DB.SelectContext(ctx, &out, branchCTE+` SELECT `+messageColumns+` FROM chat_message m
+		WHERE m.exchange_id = $1 AND `+onBranch+` AND m.position >= (
 			SELECT coalesce(min(position), 1) - 1 FROM chat_message WHERE exchange_id = $1 AND id = ANY($2))
-		ORDER BY position, id`, exchangeID, int64Array(ids))
+		ORDER BY m.position, m.id`, exchangeID, int64Array(ids))
 	return out, notFound(err, "exchange tail")
 }
 

@@ -33,16 +33,16 @@ const teamColumns = `t.id, t.owner_id, t.name, t.description, t.visibility, t.up
 
 var errBadMembers = fault.Field("members", "Pick one or more agents you may use; an agent appears at most once.")
 
-// CreateTeam stores a team owned by ownerID with its ordered members, which must be agents the owner
-// may use (their own or public ones, not disabled or deleted).
-func (s *Store) CreateTeam(ctx context.Context, ownerID int64, in TeamInput) (Team, error) {
+// CreateTeam stores a team owned by the manager with its ordered members, which must be agents the
+// manager may put in a team (see setMembers).
+func (s *Store) CreateTeam(ctx context.Context, m Manager, in TeamInput) (Team, error) {
 	var t Team
 	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
 		if err := tx.GetContext(ctx, &t, `INSERT INTO teams AS t (owner_id, name, description, visibility)
-			VALUES ($1, $2, $3, $4) RETURNING `+teamColumns, ownerID, in.Name, in.Description, in.Visibility); err != nil {
+			VALUES ($1, $2, $3, $4) RETURNING `+teamColumns, m.UserID, in.Name, in.Description, in.Visibility); err != nil {
 			return err
 		}
-		return setMembers(ctx, tx, t.ID, ownerID, in.MemberIDs)
+		return setMembers(ctx, tx, t.ID, m, in.MemberIDs)
 	})
 	return t, notFound(err, "create team")
 }
@@ -59,19 +59,22 @@ func (s *Store) UpdateTeam(ctx context.Context, m Manager, id int64, in TeamInpu
 		if _, err := tx.ExecContext(ctx, `DELETE FROM team_members WHERE team_id = $1`, id); err != nil {
 			return err
 		}
-		return setMembers(ctx, tx, id, t.OwnerID, in.MemberIDs)
+		return setMembers(ctx, tx, id, Manager{UserID: t.OwnerID, IsAdmin: m.IsAdmin}, in.MemberIDs)
 	})
 	return t, notFound(err, "update team")
 }
 
-// setMembers inserts the members in order; an id that is not an agent the owner may use, or one
-// given twice, is errBadMembers.
-func setMembers(ctx context.Context, tx *sqlx.Tx, teamID, ownerID int64, ids []int64) error {
+// setMembers inserts the members in order. Members are enabled agents that m (the team's owner, or
+// an admin, who may add any) may use without a password: the owner's own and public agents without a
+// password; an id that is not one, or one given twice, is errBadMembers. Who may chat with a member
+// is checked again at every turn, for the person chatting.
+func setMembers(ctx context.Context, tx *sqlx.Tx, teamID int64, m Manager, ids []int64) error {
 	res, err := tx.ExecContext(ctx, `INSERT INTO team_members (team_id, agent_id, position)
 		SELECT $1, a.id, x.ord FROM unnest($2::bigint[]) WITH ORDINALITY AS x(id, ord)
 		JOIN agents a ON a.id = x.id
-		WHERE a.deleted_at IS NULL AND a.disabled_at IS NULL AND (a.visibility = 'public' OR a.owner_id = $3)`,
-		teamID, int64Array(ids), ownerID)
+		WHERE a.deleted_at IS NULL AND a.disabled_at IS NULL
+		  AND (a.owner_id = $3 OR $4 OR a.visibility = 'public' AND a.password_hash IS NULL)`,
+		teamID, int64Array(ids), m.UserID, m.IsAdmin)
 	if isUniqueViolation(err, "") {
 		return errBadMembers
 	}
@@ -108,7 +111,8 @@ func (s *Store) PublicTeams(ctx context.Context, m Manager) ([]Team, error) {
 	return s.listTeams(ctx, `t.owner_id <> $1 AND t.visibility = 'public' AND NOT $2`, m.UserID, m.IsAdmin)
 }
 
-// listTeams lists the teams matching where (over $1 user id, $2 is-admin), by name.
+// listTeams lists the teams matching where (over $1 user id, $2 is-admin), by name, each with the
+// names of the members the user may see (public ones, their own; all for an admin).
 func (s *Store) listTeams(ctx context.Context, where string, userID int64, isAdmin bool) ([]Team, error) {
 	var rows []struct {
 		Team
@@ -116,7 +120,7 @@ func (s *Store) listTeams(ctx context.Context, where string, userID int64, isAdm
 	}
 	err := s.DB.SelectContext(ctx, &rows, `SELECT `+teamColumns+`,
 			coalesce((SELECT array_agg(a.name ORDER BY tm.position) FROM team_members tm JOIN agents a ON a.id = tm.agent_id
-			          WHERE tm.team_id = t.id), '{}') AS member_names
+			          WHERE tm.team_id = t.id AND a.deleted_at IS NULL AND (a.visibility = 'public' OR a.owner_id = $1 OR $2)), '{}') AS member_names
 		FROM teams t WHERE `+where+` ORDER BY lower(t.name), t.id LIMIT $3`, userID, isAdmin, maxListedAgents)
 	out := make([]Team, len(rows))
 	for i, r := range rows {
@@ -135,6 +139,7 @@ func (s *Store) TeamForChat(ctx context.Context, userID int64, isAdmin bool, id 
 }
 
 // TeamMembers returns a team's member agents in order (disabled ones included; deleted ones not).
+// Whether the person chatting may use each one is the caller's to check (handlers usableMembers).
 func (s *Store) TeamMembers(ctx context.Context, teamID int64) ([]Agent, error) {
 	var out []Agent
 	err := s.DB.SelectContext(ctx, &out, `SELECT `+prefixed("a.", agentColumns)+` FROM team_members tm

@@ -44,6 +44,43 @@ func (a *app) checkAgentAccess(c echo.Context, ag db.Agent) error {
 	return nil
 }
 
+// teamMayHold says whether the user may put the agent in a team (as db.setMembers): their own, any
+// for an admin, or a public agent without a password.
+func teamMayHold(ag db.Agent, u *db.User) bool {
+	return mayManage(u, ag) || ag.Visibility == "public" && ag.PasswordHash == nil
+}
+
+// usableMembers are the team members this request may chat with: enabled, not deleted, and
+// passing checkAgentAccess (private, password) for the person chatting, in order.
+func (a *app) usableMembers(c echo.Context, members []db.Agent) []db.Agent {
+	var out []db.Agent
+	for _, m := range members {
+		if m.DisabledAt == nil && m.DeletedAt == nil && a.checkAgentAccess(c, m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// errBadPin refuses a select_agent that is not a member this person may chat with.
+var errBadPin = fault.Field("select_agent", "That team member cannot answer here (it is not in the team, disabled, private or locked). Pick another member or Auto.")
+
+// pinnedAgent is the member the person pinned (form select_agent; "" or "0" is Auto, 0) among the
+// usable members; anything else is errBadPin.
+func pinnedAgent(c echo.Context, usable []db.Agent) (int64, error) {
+	v := c.FormValue("select_agent")
+	if v == "" || v == "0" {
+		return 0, nil
+	}
+	id, err := strconv.ParseInt(v, 10, 64)
+	for _, m := range usable {
+		if err == nil && m.ID == id {
+			return id, nil
+		}
+	}
+	return 0, errBadPin
+}
+
 // passwordStamp identifies the agent's current password, so changing it locks the agent again.
 func passwordStamp(ag db.Agent) string {
 	if ag.PasswordHash == nil {

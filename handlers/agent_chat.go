@@ -108,7 +108,6 @@ func (a *app) showEmbed(c echo.Context) error {
 		return err
 	}
 	allowFraming(c, ag)
-	a.partitionCSRFCookie(c)
 	return a.openAgentChat(c, ag, embedScope(ag), "/embed/agent/"+ag.Identifier+"/unlock")
 }
 
@@ -244,21 +243,26 @@ func csrfSameSite(cfg config.Config) http.SameSite {
 	return http.SameSiteLaxMode
 }
 
-// partitionCSRFCookie marks the CSRF cookie that the widget's page sets as Partitioned (CHIPS) over
-// TLS, so browsers that block third-party cookies still keep it inside the embedding site's iframe.
-// echo's CSRF middleware cannot set the attribute itself.
-func (a *app) partitionCSRFCookie(c echo.Context) {
+// partitionCSRF marks the CSRF cookie of every response as Partitioned (CHIPS) over TLS, so
+// browsers that block third-party cookies keep it inside the embedding site's iframe, whichever
+// route answers there (the widget's page, its posts, unlock, the event stream). On Parley's own
+// pages a partitioned cookie is keyed to Parley itself and works as before; having one kind of
+// CSRF cookie everywhere avoids two same-named cookies. echo's CSRF middleware cannot set the
+// attribute itself.
+func (a *app) partitionCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	if !a.cfg.Secure() {
-		return
+		return next
 	}
-	w := c.Response()
-	w.Before(func() {
-		h := w.Header()
-		cookies := h.Values("Set-Cookie")
-		for i, ck := range cookies {
-			if strings.HasPrefix(ck, "parley_csrf=") && !strings.Contains(ck, "Partitioned") {
-				cookies[i] = ck + "; Partitioned"
+	return func(c echo.Context) error {
+		w := c.Response()
+		w.Before(func() {
+			cookies := w.Header().Values("Set-Cookie")
+			for i, ck := range cookies {
+				if strings.HasPrefix(ck, "parley_csrf=") && !strings.Contains(ck, "Partitioned") {
+					cookies[i] = ck + "; Partitioned"
+				}
 			}
-		}
-	})
+		})
+		return next(c)
+	}
 }

@@ -247,6 +247,7 @@ func (a *app) submitDeleteAgent(c echo.Context) error {
 	if err := a.store.DeleteAgent(c.Request().Context(), manager(c), id); err != nil {
 		return err
 	}
+	a.forgetWidget() // it may have been the floating chat button's agent
 	return redirect(c, "/agents")
 }
 

@@ -11,6 +11,7 @@ import (
 	"parley/agents"
 	"parley/chat"
 	"parley/db"
+	"parley/fault"
 	"parley/views"
 )
 
@@ -36,6 +37,9 @@ func scopeOf(c echo.Context) *newChat {
 	s, _ := c.Get(newChatKey).(*newChat)
 	return s
 }
+
+// errBadModel refuses a model the agent does not offer.
+var errBadModel = fault.Field("model", "That model is not offered for this agent; pick one from the list.")
 
 // turnPlan is who answers a turn and how.
 type turnPlan struct {
@@ -79,6 +83,7 @@ func (a *app) turnAgent(c echo.Context, e *db.Exchange, query string) (turnPlan,
 		if members, err = a.store.TeamMembers(ctx, plan.TeamID); err != nil {
 			return plan, err
 		}
+		members = a.usableMembers(c, members)
 	default:
 		ag, err := a.exchangeAgent(ctx, e)
 		if err != nil {
@@ -87,7 +92,10 @@ func (a *app) turnAgent(c echo.Context, e *db.Exchange, query string) (turnPlan,
 		plan.Agent = ag
 	}
 	if plan.TeamID != 0 {
-		pinned, _ := strconv.ParseInt(c.FormValue("select_agent"), 10, 64)
+		pinned, err := pinnedAgent(c, members)
+		if err != nil {
+			return plan, err
+		}
 		chosen, handoff, ok := chat.RouteTeam(members, query, pinned)
 		if !ok {
 			return plan, errAgentUnavailable
@@ -95,11 +103,7 @@ func (a *app) turnAgent(c echo.Context, e *db.Exchange, query string) (turnPlan,
 		plan.Agent = chosen
 		if handoff != nil {
 			plan.Meta, _ = json.Marshal(map[string]any{"handoff_info": handoff})
-			for _, m := range members {
-				if m.DisabledAt == nil {
-					plan.Team = append(plan.Team, m)
-				}
-			}
+			plan.Team = members
 		}
 	} else {
 		if plan.Agent.DisabledAt != nil || plan.Agent.DeletedAt != nil {
@@ -115,8 +119,13 @@ func (a *app) turnAgent(c echo.Context, e *db.Exchange, query string) (turnPlan,
 	if e != nil && slices.Contains(a.agentModels(plan.Agent), e.Model) {
 		plan.Model = e.Model
 	}
-	if m := c.FormValue("model"); m != "" && viewer(c) != nil && slices.Contains(a.agentModels(plan.Agent), m) {
-		plan.Model = m
+	if m := c.FormValue("model"); m != "" {
+		if !slices.Contains(a.agentModels(plan.Agent), m) {
+			return plan, errBadModel
+		}
+		if viewer(c) != nil { // guests are not offered a choice
+			plan.Model = m
+		}
 	}
 	plan.Embed = c.FormValue("embed") == "1" || scope != nil && scope.Embed
 	switch {
@@ -156,7 +165,7 @@ func (a *app) retryAgent(c echo.Context, e *db.Exchange, messageID int64) (db.Ag
 	if !ok || ag.DisabledAt != nil || ag.DeletedAt != nil {
 		return db.Agent{}, errAgentUnavailable
 	}
-	return ag, nil
+	return ag, a.checkAgentAccess(c, ag)
 }
 
 // agentModels are the models people may pick for the agent's conversations: its model (or the
@@ -186,8 +195,11 @@ func (a *app) dressPane(c echo.Context, pane *views.ChatPane, agent db.Agent, e 
 	}
 	pane.Agent = agentView(agent)
 	pane.Guest = viewer(c) == nil
-	if agent.DisabledAt != nil || agent.DeletedAt != nil {
+	switch {
+	case (agent.DisabledAt != nil || agent.DeletedAt != nil) && e != nil:
 		pane.Unavailable = "This agent has been disabled or deleted by its owner. You can read this conversation but not continue it."
+	case agent.DisabledAt != nil || agent.DeletedAt != nil:
+		pane.Unavailable = "This agent has been disabled by its owner; it is not taking conversations now."
 	}
 	if scope != nil {
 		pane.NewURL, pane.NewChatURL, pane.Embed = scope.PostURL, scope.NewChatURL, scope.Embed
@@ -235,10 +247,13 @@ func (a *app) dressPane(c echo.Context, pane *views.ChatPane, agent db.Agent, e 
 		return err
 	}
 	tv := &views.TeamView{ID: team.ID, Name: team.Name, Pinned: pinnedMember(msgs)}
-	for _, m := range members {
-		if m.DisabledAt == nil {
-			tv.Members = append(tv.Members, views.TeamMemberView{ID: m.ID, Name: m.Name, Avatar: m.Avatar, Description: m.Description})
-		}
+	pinnedUsable := false
+	for _, m := range a.usableMembers(c, members) {
+		tv.Members = append(tv.Members, views.TeamMemberView{ID: m.ID, Name: m.Name, Avatar: m.Avatar, Description: m.Description})
+		pinnedUsable = pinnedUsable || m.ID == tv.Pinned
+	}
+	if !pinnedUsable {
+		tv.Pinned = 0 // the pinned member is out of reach now: Auto
 	}
 	pane.Team = tv
 	pane.Agent = views.AgentView{Name: team.Name, Avatar: "👥", Welcome: "Ask the team: the router picks the member whose description fits, or pin one in the sidebar.", ShowReasoning: true}

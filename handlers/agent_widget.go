@@ -27,12 +27,10 @@ type widgetCache struct {
 }
 
 // loadWidget puts the floating chat button (when an admin enabled it) in the context of signed-in
-// pages; page() shows it. The embed and chat pages do not get it (they are chats already).
+// pages; page() shows it. Pages that are a chat already do not get it (see chatRoute).
 func (a *app) loadWidget(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		path := c.Request().URL.Path
-		if viewer(c) != nil && c.Request().Method == http.MethodGet && !strings.HasPrefix(path, "/static/") &&
-			!strings.HasPrefix(path, "/embed/") && !strings.HasPrefix(path, "/chat") && !strings.HasPrefix(path, "/sessions/") {
+		if viewer(c) != nil && c.Request().Method == http.MethodGet && !strings.HasPrefix(c.Path(), "/static/") && !chatRoute(c.Path()) {
 			w, err := a.floatingWidget(c)
 			if err != nil {
 				return err
@@ -43,6 +41,14 @@ func (a *app) loadWidget(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// chatRoute reports whether the route (echo's path pattern) is a chat page: general chat and its
+// conversations, agent and team chats, the widget, and a page's editor and chats. Like chat
+// launchers elsewhere, the floating button stays off them (on a phone it would cover Send).
+func chatRoute(route string) bool {
+	return strings.HasPrefix(route, "/chat") || strings.HasPrefix(route, "/sessions/") || strings.HasPrefix(route, "/embed/") ||
+		strings.HasSuffix(route, "/chat") || route == "/pages/:id/edit" || strings.HasPrefix(route, "/pages/:id/chats/")
 }
 
 func (a *app) floatingWidget(c echo.Context) (*views.Widget, error) {
@@ -95,8 +101,13 @@ func (a *app) submitWidget(c echo.Context) error {
 	if err := a.store.SetFloatingWidgetAgent(ctx, id); err != nil {
 		return err
 	}
+	a.forgetWidget()
+	return redirect(c, "/agents")
+}
+
+// forgetWidget makes this instance read the floating chat button's setting again.
+func (a *app) forgetWidget() {
 	a.widget.mu.Lock()
 	a.widget.read = time.Time{}
 	a.widget.mu.Unlock()
-	return redirect(c, "/agents")
 }

@@ -65,6 +65,9 @@ func (a *app) submitMessage(c echo.Context) error {
 		return refuse(http.StatusTooManyRequests, "", secs)
 	}
 	plan, err := a.turnAgent(c, exchange, query)
+	if f := fault.As(err); f != nil && f.Code == fault.Invalid {
+		return refuse(http.StatusUnprocessableEntity, f.Message, 0)
+	}
 	if err != nil {
 		return err
 	}
@@ -74,24 +77,17 @@ func (a *app) submitMessage(c echo.Context) error {
 			return err
 		}
 	}
-	turn, err := a.store.StartTurn(ctx, db.NewTurn{
+	turn, err := a.beginTurn(ctx, db.NewTurn{
 		UserID: owner.UserID, GuestID: owner.GuestID, ExchangeID: exchangeID, AgentID: agent.ID, AgentType: agent.AgentType,
 		TeamID: plan.TeamID, Model: plan.Model, AnswerMetadata: plan.Meta,
 		Title: chat.TitleFrom(query), Query: query, IdempotencyKey: key,
-	})
+	}, chat.Job{UserID: owner.UserID, Agent: agent, Model: plan.Model, Team: plan.Team})
 	if errors.Is(err, db.ErrBusy) {
 		return refuse(http.StatusConflict, db.ErrBusy.Message, 0)
 	}
 	if err != nil {
 		return err
 	}
-	if !turn.Replayed {
-		if err := a.startAnswer(ctx, chat.Job{UserID: owner.UserID, ExchangeID: turn.Exchange.ID, AnswerID: turn.Assistant.ID,
-			Agent: agent, Model: plan.Model, Team: plan.Team, PageID: pageOf(turn.Exchange)}); err != nil {
-			return err
-		}
-	}
-	a.notifier.Publish(turn.Exchange.ID, turn.User.ID)
 	url := sessionURL(turn.Exchange.ID)
 	if plan.Home != "" { // guests and the widget have no /sessions page: they return to the agent's
 		url = plan.Home
@@ -130,6 +126,26 @@ func (a *app) submitMessage(c echo.Context) error {
 		views.MessagesInsert("beforeend:#message-list", turnViews, exchangeID),
 		views.ChatStatus(true, true),
 		item))
+}
+
+// beginTurn stores a turn (StartTurn: the query and a pending answer, in a new exchange when
+// in.ExchangeID is 0) and starts generating the answer as job, whose ExchangeID and AnswerID it
+// fills in, unless the idempotency key replays a stored turn; then it tells open streams. The
+// HTML composer and the JSON API both start turns here. The caller has validated the query and
+// checked the exchange (or page) is the owner's.
+func (a *app) beginTurn(ctx context.Context, in db.NewTurn, job chat.Job) (db.Turn, error) {
+	turn, err := a.store.StartTurn(ctx, in)
+	if err != nil {
+		return turn, err
+	}
+	if !turn.Replayed {
+		job.ExchangeID, job.AnswerID, job.PageID = turn.Exchange.ID, turn.Assistant.ID, pageOf(turn.Exchange)
+		if err := a.startAnswer(ctx, job); err != nil {
+			return turn, err
+		}
+	}
+	a.notifier.Publish(turn.Exchange.ID, turn.User.ID)
+	return turn, nil
 }
 
 // composer is the view model of an empty composer for the conversation (0: a new one, posting
@@ -209,25 +225,35 @@ func (a *app) submitRetry(c echo.Context) error {
 	if err != nil {
 		return err // ownership first: someone else's conversation is 404 whatever its state
 	}
-	if a.generator.Running(id) {
-		return db.ErrBusy
-	}
-	agent, err := a.retryAgent(c, &e, mid)
-	if err != nil {
+	if _, err := a.restartAnswer(c, owner, e, mid); err != nil {
 		return err
 	}
-	m, err := a.store.RestartOwnedAnswer(ctx, owner, id, mid)
-	if err != nil {
-		return err
-	}
-	if err := a.startAnswer(ctx, chat.Job{UserID: owner.UserID, ExchangeID: id, AnswerID: m.ID, Agent: agent, Model: e.Model, PageID: pageOf(e)}); err != nil {
-		return err
-	}
-	a.notifier.Publish(id, m.ID)
 	if !isFragment(c) {
 		return c.Redirect(http.StatusSeeOther, sessionURL(id))
 	}
 	return c.NoContent(http.StatusNoContent) // the stream shows the new attempt; the composer keeps its text
+}
+
+// restartAnswer generates a failed, stopped or interrupted answer of the owner's exchange e again
+// (the Retry button and the API's regenerate both come here) and returns it, pending again.
+func (a *app) restartAnswer(c echo.Context, owner db.Owner, e db.Exchange, answerID int64) (db.Message, error) {
+	ctx := c.Request().Context()
+	if a.generator.Running(e.ID) {
+		return db.Message{}, db.ErrBusy
+	}
+	agent, err := a.retryAgent(c, &e, answerID)
+	if err != nil {
+		return db.Message{}, err
+	}
+	m, err := a.store.RestartOwnedAnswer(ctx, owner, e.ID, answerID)
+	if err != nil {
+		return m, err
+	}
+	if err := a.startAnswer(ctx, chat.Job{UserID: owner.UserID, ExchangeID: e.ID, AnswerID: m.ID, Agent: agent, Model: e.Model, PageID: pageOf(e)}); err != nil {
+		return m, err
+	}
+	a.notifier.Publish(e.ID, m.ID)
+	return m, nil
 }
 
 // submitToolsToggle stores the Tools toggle of the chat page (app.js posts it).

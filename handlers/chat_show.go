@@ -53,25 +53,29 @@ func (a *app) renderChatPage(c echo.Context, exchangeID int64) error {
 	return a.renderChatPageWith(c, pane, http.StatusOK)
 }
 
-// renderChatPageWith renders the whole chat page, with the history sidebar, around a built pane.
+// renderChatPageWith renders the whole chat page, with the history sidebar's first page, around a
+// built pane. /chat/new?undo=ids (after the open conversation was deleted) shows the Undo toast.
 // Guests, the widget and team chats get their own page around the pane (renderAgentPage).
 func (a *app) renderChatPageWith(c echo.Context, pane views.ChatPane, status int) error {
 	if viewer(c) == nil || pane.Embed || pane.Team != nil {
 		return a.renderAgentPage(c, pane, status)
 	}
-	rows, err := a.store.GeneralHistory(c.Request().Context(), viewer(c).ID, nil, historyPageSize)
+	items, more, err := a.historyPage(c, nil)
 	if err != nil {
 		return err
 	}
 	title := "Chat"
-	history := make([]views.HistoryItem, len(rows))
-	for i, r := range rows {
-		history[i] = views.HistoryItem{ID: r.ID, Title: r.Title, Avatar: r.AgentAvatar, Turns: r.Turns, At: r.UpdatedAt, Active: r.ID == pane.ExchangeID}
-		if history[i].Active {
-			title = r.Title
+	for i := range items {
+		items[i].Active = items[i].ID == pane.ExchangeID
+		if items[i].Active {
+			title = items[i].Title
 		}
 	}
-	return render(c, status, views.ChatPageView(views.ChatPage{Page: page(c, title, "chat"), Pane: pane, History: history}))
+	p := views.ChatPage{Page: page(c, title, "chat"), Pane: pane, History: items, HistoryMore: more}
+	if ids := undoParam(c.QueryParam("undo")); len(ids) > 0 && pane.ExchangeID == 0 {
+		p.Undo = undoOf(ids)
+	}
+	return render(c, status, views.ChatPageView(p))
 }
 
 // chatPane builds the conversation area of exchangeID (0: a new conversation with the default
@@ -85,8 +89,10 @@ func (a *app) chatPane(ctx context.Context, c echo.Context, exchangeID int64) (v
 	agentID := int64(0)
 	var msgs []db.Message
 	var exchange *db.Exchange
+	var e db.Exchange
 	if exchangeID != 0 {
-		e, err := a.store.OwnerExchange(ctx, chatOwner(c), exchangeID)
+		var err error
+		e, err = a.store.OwnerExchange(ctx, chatOwner(c), exchangeID)
 		if err != nil {
 			return pane, err
 		}
@@ -94,7 +100,7 @@ func (a *app) chatPane(ctx context.Context, c echo.Context, exchangeID int64) (v
 		if e.AgentID != nil {
 			agentID = *e.AgentID
 		}
-		if msgs, err = a.store.ExchangeMessages(ctx, exchangeID); err != nil {
+		if msgs, err = a.conversationWindow(c, &pane, e); err != nil {
 			return pane, err
 		}
 	}
@@ -109,7 +115,10 @@ func (a *app) chatPane(ctx context.Context, c echo.Context, exchangeID int64) (v
 		}
 	}
 	pane.Messages = messageViews(msgs, agentsByID)
-	pane.Busy = busy(msgs)
+	if err := a.markVersions(ctx, e, pane.Messages); err != nil {
+		return pane, err
+	}
+	pane.Busy = busy(msgs) || a.generator.Running(exchangeID)
 	return pane, a.dressPane(c, &pane, agent, exchange, msgs)
 }
 

@@ -150,13 +150,17 @@ func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, i
 		}
 		maps.Copy(agents, more)
 	}
-	var err error
+	versions, err := a.finishedVersions(ctx, exchangeID, ids, msgs)
+	if err != nil {
+		return err
+	}
 	isBusy := busy(msgs)
 	for i, m := range msgs {
 		if !slices.Contains(ids, m.ID) {
 			continue
 		}
 		v := messageViewAt(msgs, i, agents)
+		setVersions(&v, versions)
 		var html string
 		if known[m.ID] {
 			html, err = renderOOB(ctx, v, exchangeID, "", isBusy)

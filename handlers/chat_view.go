@@ -96,6 +96,9 @@ func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
 		if meta.Proposal != nil {
 			v.ProposalURL = proposalURL(meta.Proposal.PageID, meta.Proposal.ID)
 		}
+		if m.Feedback != nil {
+			v.Feedback, v.FeedbackReason = *m.Feedback, m.FeedbackReason
+		}
 		for _, s := range meta.Suggestions {
 			if strings.HasPrefix(s.URL, "/") && !strings.HasPrefix(s.URL, "//") { // local links only
 				v.Suggestions = append(v.Suggestions, views.Suggestion{Label: s.Label, URL: s.URL})

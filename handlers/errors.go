@@ -35,13 +35,17 @@ func init() {
 var errForbiddenCSRF = &fault.Error{Code: fault.Forbidden,
 	Message: "This form has expired or did not come from Parley. Reload the page and try again."}
 
-// apiError is the JSON error body under /api/: {"error": {"code": "...", "message": "...", "field": "..."}}.
+// apiError is the JSON error body under /api/: {"error": {"code": "...", "message": "...", "field":
+// "..."}, "err_msg": "...", "err_code": 404}; err_msg and err_code (the HTTP status) are the keys
+// Galaxy's clients read.
 type apiError struct {
 	Error struct {
 		Code    fault.Code `json:"code"`
 		Message string     `json:"message"`
 		Field   string     `json:"field,omitempty"`
 	} `json:"error"`
+	ErrMsg  string `json:"err_msg"`
+	ErrCode int    `json:"err_code"`
 }
 
 // handleError is echo's one error handler: it maps any error to a status, logs server faults with
@@ -70,6 +74,7 @@ func (a *app) handleError(err error, c echo.Context) {
 	case isAPI(c) || c.Request().Header.Get(echo.HeaderAccept) == echo.MIMEApplicationJSON:
 		var body apiError
 		body.Error.Code, body.Error.Message, body.Error.Field = f.Code, f.Message, f.Field
+		body.ErrMsg, body.ErrCode = f.Message, status
 		werr = c.JSON(status, body)
 	default:
 		werr = render(c, status, views.ErrorPage(page(c, titleOf(status), ""), status, titleOf(status), f.Message))

@@ -161,23 +161,16 @@ func (a *app) submitPageMessage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	turn, err := a.store.StartTurn(ctx, db.NewTurn{
+	turn, err := a.beginTurn(ctx, db.NewTurn{
 		UserID: u.ID, ExchangeID: exchangeID, AgentID: agent.ID, AgentType: agent.AgentType,
 		Title: chat.TitleFrom(query), Query: query, IdempotencyKey: key, PageID: p.ID,
-	})
+	}, chat.Job{UserID: u.ID, Agent: agent})
 	if errors.Is(err, db.ErrBusy) {
 		return refuse(http.StatusConflict, db.ErrBusy.Message, 0)
 	}
 	if err != nil {
 		return err
 	}
-	if !turn.Replayed {
-		job := chat.Job{UserID: u.ID, ExchangeID: turn.Exchange.ID, AnswerID: turn.Assistant.ID, Agent: agent, PageID: p.ID}
-		if err := a.startAnswer(ctx, job); err != nil {
-			return err
-		}
-	}
-	a.notifier.Publish(turn.Exchange.ID, turn.User.ID)
 	if !isFragment(c) {
 		waitCtx, cancel := context.WithTimeout(ctx, a.cfg.AnswerTimeout+5*time.Second)
 		defer cancel()

@@ -19,6 +19,8 @@ func (a *app) agentRoutes(e *echo.Echo) {
 	e.GET("/agents/:id/chat", a.showAgentChat, a.requireViewer)
 	e.POST("/agents/:id/messages", a.submitAgentMessage, a.requireViewer)
 
+	e.GET("/avatars/:hash", a.showAvatar)
+
 	// Public links: anyone, guests included.
 	e.GET("/chat/:identifier", a.showPublicAgentChat, a.withGuest)
 	e.GET("/chat/agent/:identifier", a.showPublicAgentChat, a.withGuest)

@@ -94,6 +94,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		generator: &chat.Generator{
 			Store: d.Store, Provider: provider, Notifier: notifier, Log: d.Logger,
 			Timeout: d.Config.AnswerTimeout, FlushEvery: streamCoalesce, HistoryBudget: 6000,
+			ImproveTitles: d.Config.ImproveTitles && provider.Name() != agents.ProviderOffline,
 		},
 	}
 
@@ -113,6 +114,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.Use(metricsMiddleware())
 	e.Use(securityHeaders())
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", d.Config.MaxBodyBytes)))
+	e.Use(a.partitionCSRF)
 	e.Use(middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
 		CookieName:     "parley_csrf",
@@ -121,7 +123,8 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		CookieSecure:   d.Config.Secure(),
 		CookieSameSite: csrfSameSite(d.Config),
 		ContextKey:     csrfKey,
-		Skipper:        func(c echo.Context) bool { return strings.HasPrefix(c.Path(), "/static/") },
+		Skipper:        csrfExempt, // static files, and API requests authenticated by an x-api-key
+
 		ErrorHandler: func(err error, c echo.Context) error {
 			return errForbiddenCSRF
 		},
@@ -147,7 +150,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.GET("/chat", a.showChat, a.requireViewer)
 	e.GET("/chat/new", a.showNewChat, a.requireViewer)
 	e.POST("/chat/messages", a.submitMessage, a.requireViewer)
-	e.GET("/sessions/:id/chat", a.showSession, a.requireViewer)
+	e.GET("/sessions/:id/chat", a.showSession, a.requireOwner)
 	// Guests chat with public agents through the same conversation routes (owner-scoped).
 	e.POST("/sessions/:id/messages", a.submitMessage, a.requireChatter)
 	e.GET("/sessions/:id/events", a.streamEvents, a.requireChatter)

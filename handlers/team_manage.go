@@ -83,7 +83,9 @@ func (a *app) teamForm(c echo.Context, t db.Team, selected []int64) (views.TeamF
 	f := views.TeamFormPage{Page: page(c, title, "agents"), ID: t.ID, Name: t.Name, Description: t.Description,
 		Visibility: t.Visibility, Selected: selected, Errors: map[string]string{}}
 	for _, ag := range usable {
-		f.Agents = append(f.Agents, agentRow(ag, viewer(c)))
+		if teamMayHold(ag, viewer(c)) {
+			f.Agents = append(f.Agents, agentRow(ag, viewer(c)))
+		}
 	}
 	return f, nil
 }
@@ -159,7 +161,7 @@ func (a *app) saveTeam(c echo.Context, id int64) error {
 	var t db.Team
 	if err == nil {
 		if id == 0 {
-			t, err = a.store.CreateTeam(ctx, viewer(c).ID, in)
+			t, err = a.store.CreateTeam(ctx, manager(c), in)
 		} else {
 			t, err = a.store.UpdateTeam(ctx, manager(c), id, in)
 		}
@@ -206,6 +208,7 @@ func (a *app) teamScope(c echo.Context) (*newChat, error) {
 	if err != nil {
 		return nil, err
 	}
+	members = a.usableMembers(c, members)
 	base := "/teams/" + strconv.FormatInt(id, 10)
 	return &newChat{Team: &t, Members: members, PostURL: base + "/messages", NewChatURL: base + "/chat?new=1"}, nil
 }

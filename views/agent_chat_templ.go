@@ -191,7 +191,7 @@ func teamSidebar(t TeamView) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<aside class=\"hidden w-[260px] shrink-0 flex-col gap-1 overflow-y-auto border-r border-slate-200 bg-slate-50 p-3 md:flex dark:border-slate-800 dark:bg-slate-900\" aria-label=\"Team members\"><h2 class=\"px-1 pb-1 text-xs font-semibold uppercase tracking-wide text-slate-500\">Who answers</h2><label class=\"flex cursor-pointer items-start gap-2 rounded-md px-2 py-2 text-sm hover:bg-slate-200/70 has-[:checked]:bg-indigo-100 dark:hover:bg-slate-800 dark:has-[:checked]:bg-indigo-950\"><input type=\"radio\" name=\"select_agent\" value=\"0\" form=\"composer\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<aside id=\"team-members\" class=\"hidden w-[260px] shrink-0 flex-col gap-1 overflow-y-auto border-r border-slate-200 bg-slate-50 p-3 md:flex dark:border-slate-800 dark:bg-slate-900\" aria-label=\"Team members\"><h2 class=\"px-1 pb-1 text-xs font-semibold uppercase tracking-wide text-slate-500\">Who answers</h2><label class=\"flex cursor-pointer items-start gap-2 rounded-md px-2 py-2 text-sm hover:bg-slate-200/70 has-[:checked]:bg-indigo-100 dark:hover:bg-slate-800 dark:has-[:checked]:bg-indigo-950\"><input type=\"radio\" name=\"select_agent\" value=\"0\" form=\"composer\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -3,6 +3,8 @@ package views
 import (
 	"strconv"
 	"time"
+
+	"parley/markdown"
 )
 
 // ChatPage is the standalone chat page: the history sidebar, the conversation and the composer.
@@ -10,6 +12,10 @@ type ChatPage struct {
 	Page
 	Pane    ChatPane
 	History []HistoryItem
+	// HistoryMore is the keyset cursor of the sidebar's next page ("" when there is none).
+	HistoryMore string
+	// Undo, when it has ids, shows the toast that restores conversations just moved to the Trash.
+	Undo Undo
 }
 
 // ChatPane is the conversation area. It is also the fragment the composer's POST answers with.
@@ -47,6 +53,13 @@ type ChatPane struct {
 	Model  string
 	// Team, when set, is the team whose members the agent sidebar lists.
 	Team *TeamView
+	// Older is the position before which older messages exist (loaded on scroll), 0 when none.
+	Older int
+	// From is the position the shown messages start at when the page opened at a message (its
+	// stream's snapshot keeps them), 0 otherwise.
+	From int
+	// FocusMessage is the element id of the message a search result opened, "" otherwise.
+	FocusMessage string
 }
 
 // AgentView is how an agent is shown. Avatar is an emoji or text, or a data:image URL (AvatarImage).
@@ -59,6 +72,9 @@ type AgentView struct {
 
 // AvatarImage reports whether the avatar is an uploaded image (a data:image URL).
 func (a AgentView) AvatarImage() bool { return isImageAvatar(a.Avatar) }
+
+// welcomeHTML is the welcome message (markdown) as sanitised HTML.
+func (a AgentView) welcomeHTML() string { return markdown.Render(a.Welcome) }
 
 // TeamView is a team's agent sidebar: "Auto" (the router picks) or a pinned member.
 type TeamView struct {
@@ -101,10 +117,17 @@ type MessageView struct {
 	// Confidence is the agent's own estimate ("low", "medium", "high"), when it gave one.
 	Confidence  string
 	Suggestions []Suggestion
+	// Feedback is the person's rating of an answer ("up", "down" or ""), with its optional reason.
+	Feedback       string
+	FeedbackReason string
 	// OOB renders the message as an htmx out-of-band replacement (for streamed updates).
 	OOB bool
 	// ProposalURL loads the edit proposal the answer carries ("" when none).
 	ProposalURL string
+	// Version and Versions place a user message or an answer among its branches (‹ 2/3 ›);
+	// Versions is 0 or 1 when it has no siblings. PrevVersion and NextVersion are their ids.
+	Version, Versions        int
+	PrevVersion, NextVersion int64
 }
 
 // HistoryItem is one conversation in the sidebar.
@@ -138,6 +161,15 @@ func (p ChatPane) newChatURL() string {
 	return "/chat/new"
 }
 
+// streamURL is the pane's SSE stream; a page opened at an older message asks its snapshots to
+// start there too.
+func (p ChatPane) streamURL() string {
+	if p.From > 0 {
+		return p.sessionURL("/events?from=" + strconv.Itoa(p.From))
+	}
+	return p.sessionURL("/events")
+}
+
 func (p ChatPane) sessionURL(suffix string) string {
 	return "/sessions/" + strconv.FormatInt(p.ExchangeID, 10) + suffix
 }
@@ -162,4 +194,34 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // Suggestion is an action card under an answer: a label and the local URL it opens.
 type Suggestion struct {
 	Label, URL string
+}
+
+// TextPart is a piece of a search snippet or title; Match marks the words the search matched.
+type TextPart struct {
+	Text  string
+	Match bool
+}
+
+// SearchResultView is one conversation found by the sidebar search: its title and best snippet
+// (both with matches marked) and the URL that opens it at the matching message.
+type SearchResultView struct {
+	URL     string
+	Title   []TextPart
+	Snippet []TextPart
+	At      time.Time
+}
+
+// TrashItem is one conversation in the Trash.
+type TrashItem struct {
+	ID        int64
+	Title     string
+	DeletedAt time.Time
+}
+
+// ShareLink is one share link of a conversation, as its owner sees it.
+type ShareLink struct {
+	ID        int64
+	URL       string
+	CreatedAt time.Time
+	Revoked   bool
 }

@@ -1,6 +1,8 @@
 package views
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -48,6 +50,13 @@ func retryURL(exchangeID, messageID int64) string {
 // isImageAvatar reports whether an avatar is an uploaded image (validated data:image URL).
 func isImageAvatar(avatar string) bool { return strings.HasPrefix(avatar, "data:image/") }
 
+// AvatarPath is where an uploaded avatar image (a data:image URL) is served: /avatars/ and the
+// SHA-256 of the data URL in hex, so pages link it (cached for good) instead of inlining it.
+func AvatarPath(avatar string) string {
+	sum := sha256.Sum256([]byte(avatar))
+	return "/avatars/" + hex.EncodeToString(sum[:])
+}
+
 // avatarText is the avatar for the text field: empty for an uploaded image.
 func avatarText(avatar string) string {
 	if isImageAvatar(avatar) {
@@ -74,3 +83,26 @@ func accentSwatch(accent string) string {
 	}
 	return "bg-indigo-600"
 }
+
+// historyURL is a conversation's history action URL: /sessions/{id}{suffix}.
+func historyURL(exchangeID int64, suffix string) string {
+	return "/sessions/" + strconv.FormatInt(exchangeID, 10) + suffix
+}
+
+// idsJSON is the hx-vals of a request about conversations: {"ids": ["1", "2"]}.
+func idsJSON(ids []int64) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = strconv.FormatInt(id, 10)
+	}
+	b, _ := json.Marshal(map[string][]string{"ids": s})
+	return string(b)
+}
+
+// messageURL is a message's action URL: /sessions/{id}/messages/{mid}{suffix}.
+func messageURL(exchangeID, messageID int64, suffix string) string {
+	return historyURL(exchangeID, "/messages/"+strconv.FormatInt(messageID, 10)+suffix)
+}
+
+// toJSON is the hx-vals of a version switch: {"to": "42"}.
+func toJSON(to int64) string { return `{"to":"` + strconv.FormatInt(to, 10) + `"}` }

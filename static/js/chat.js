@@ -133,9 +133,20 @@
     if (stop) stop.classList.toggle("hidden", !busy);
   }
 
+  // The list follows the newest message, unless the page opened at a message (a search result,
+  // data-focus-message on the pane) that the person has not left yet by sending.
   function scrollToEnd() {
     var list = $("messages");
-    if (list) list.scrollTop = list.scrollHeight;
+    if (!list) return;
+    var pane = $("chat-pane");
+    var focus = pane && pane.getAttribute("data-focus-message");
+    var target = focus && document.getElementById(focus);
+    if (target) {
+      target.classList.add("msg-found");
+      target.scrollIntoView({ block: "center" });
+      return;
+    }
+    list.scrollTop = list.scrollHeight;
   }
 
   // Every highlighted code block in an answer gets a Copy button (the server renders the block as
@@ -199,13 +210,18 @@
     codeCopyButtons(root);
     rateLimit();
     syncComposer();
-    scrollToEnd();
+    // Sidebar pages and older messages loading above do not move the conversation.
+    if (!(root.closest && root.closest("#history, [data-older-messages]"))) scrollToEnd();
   }
 
   // Text typed while a send is in flight survives the pane that the send answers with.
   var submitted = null;
   document.addEventListener("htmx:beforeRequest", function (event) {
-    if (event.target.id === "composer") submitted = $("query").value;
+    if (event.target.id === "composer") {
+      submitted = $("query").value;
+      var pane = $("chat-pane");
+      if (pane) pane.removeAttribute("data-focus-message"); // follow the new answer from now on
+    }
   });
   var typed = null;
   document.addEventListener("htmx:beforeSwap", function (event) {

@@ -1,0 +1,181 @@
+package db
+
+import (
+	"context"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+)
+
+// Branches (SPEC.md §3): regenerate and edit-and-resend never destroy messages. Messages form a
+// tree through parent_id: a user message's parent is the answer it follows (NULL for the first), an
+// answer's parent is its user message, and reasoning and tool items hang off their answer. A
+// regenerated answer is a sibling of the old one (same parent user message); an edited query is a
+// sibling of the old one (same parent answer) with an answer of its own.
+//
+// chat_exchange.leaf_message_id names the answer that ends the branch on screen: the branch is the
+// leaf and its ancestors, plus their items, in position order (children always get a higher
+// position than their parent). It stays NULL until a conversation first branches; then every
+// message is on the one branch, and no tree walk is needed.
+
+// branchCTE defines, for exchange $1, leaf (its leaf_message_id, NULL when it never branched) and
+// path (the leaf and its ancestors).
+const branchCTE = `WITH RECURSIVE leaf AS (SELECT leaf_message_id AS id FROM chat_exchange WHERE id = $1),
+	path AS (
+		SELECT m.id, m.parent_id FROM chat_message m JOIN leaf ON m.id = leaf.id
+		UNION ALL
+		SELECT m.id, m.parent_id FROM chat_message m JOIN path p ON m.id = p.parent_id)`
+
+// onBranch is true for the rows m of exchange $1 that are on the branch on screen (with branchCTE).
+const onBranch = `((SELECT id FROM leaf) IS NULL OR m.id IN (SELECT id FROM path)
+	OR (m.role IN ('reasoning', 'function_call', 'function_call_output') AND m.parent_id IN (SELECT id FROM path)))`
+
+// Siblings places a user message or an answer among its versions: it is version Index (from 1) of
+// Count; Prev and Next are the neighbouring versions' ids (0 at either end).
+type Siblings struct {
+	Index, Count int
+	Prev, Next   int64
+}
+
+// BranchSiblings returns the versions of each user message and answer among ids (of exchange
+// exchangeID) that has more than one; the others are absent from the map.
+func (s *Store) BranchSiblings(ctx context.Context, exchangeID int64, ids []int64) (map[int64]Siblings, error) {
+	var rows []struct {
+		ID       int64         `db:"id"`
+		Versions pq.Int64Array `db:"versions"`
+	}
+	err := s.DB.SelectContext(ctx, &rows, `
+		SELECT m.id, s.versions FROM chat_message m
+		CROSS JOIN LATERAL (
+			SELECT array_agg(x.id ORDER BY x.id) AS versions FROM chat_message x
+			WHERE x.exchange_id = m.exchange_id AND x.role = m.role
+			  AND (x.parent_id = m.parent_id OR (m.parent_id IS NULL AND x.parent_id IS NULL))) s
+		WHERE m.exchange_id = $1 AND m.id = ANY($2) AND m.role IN ('user', 'assistant')
+		  AND cardinality(s.versions) > 1`, exchangeID, int64Array(ids))
+	if err != nil {
+		return nil, notFound(err, "branch siblings")
+	}
+	out := make(map[int64]Siblings, len(rows))
+	for _, r := range rows {
+		for i, id := range r.Versions {
+			if id != r.ID {
+				continue
+			}
+			sib := Siblings{Index: i + 1, Count: len(r.Versions)}
+			if i > 0 {
+				sib.Prev = r.Versions[i-1]
+			}
+			if i < len(r.Versions)-1 {
+				sib.Next = r.Versions[i+1]
+			}
+			out[r.ID] = sib
+		}
+	}
+	return out, nil
+}
+
+// Branched reports whether the exchange ever branched (has a leaf_message_id).
+func (s *Store) Branched(ctx context.Context, exchangeID int64) (bool, error) {
+	var b bool
+	err := s.DB.GetContext(ctx, &b, `SELECT leaf_message_id IS NOT NULL FROM chat_exchange WHERE id = $1`, exchangeID)
+	return b, notFound(err, "branched")
+}
+
+// SwitchBranch shows version to of message id (a sibling: same exchange, parent and role): the
+// branch on screen becomes the line under to that was written last (its newest descendant). Not the
+// owner's exchange, or not a sibling, is ErrNotFound.
+func (s *Store) SwitchBranch(ctx context.Context, o Owner, exchangeID, id, to int64) error {
+	res, err := s.DB.ExecContext(ctx, `
+		WITH RECURSIVE down AS (
+			SELECT t.id FROM chat_message t JOIN chat_message m ON m.id = $3
+			WHERE t.id = $4 AND t.exchange_id = $2 AND m.exchange_id = $2 AND t.role = m.role
+			  AND t.parent_id IS NOT DISTINCT FROM m.parent_id
+			UNION ALL
+			SELECT c.id FROM chat_message c JOIN down d ON c.parent_id = d.id
+			WHERE c.role IN ('user', 'assistant'))
+		UPDATE chat_exchange e SET leaf_message_id = (SELECT max(id) FROM down)
+		WHERE e.id = $2 AND `+ownedBy("$1", "$5")+` AND e.deleted_at IS NULL AND EXISTS (SELECT 1 FROM down)`,
+		o.UserID, exchangeID, id, to, o.GuestID)
+	if err != nil {
+		return notFound(err, "switch branch")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Regenerate adds a new pending answer beside answer id (the same user message), makes it the end
+// of the branch on screen and returns it; the old answer stays as another version. The answer must
+// be finished (not pending or streaming) and the exchange idle (else ErrBusy). Not the user's, or
+// not an answer, is ErrNotFound.
+func (s *Store) Regenerate(ctx context.Context, o Owner, exchangeID, id, agentID int64, agentType string) (Message, error) {
+	var out Message
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		var parent int64
+		if err := tx.GetContext(ctx, &parent, `SELECT m.parent_id FROM chat_message m
+			JOIN chat_exchange e ON e.id = m.exchange_id
+			WHERE m.id = $3 AND m.exchange_id = $2 AND `+ownedBy("$1", "$4")+` AND e.deleted_at IS NULL
+			  AND m.role = 'assistant' AND m.parent_id IS NOT NULL
+			FOR UPDATE OF e`, o.UserID, exchangeID, id, o.GuestID); err != nil {
+			return err
+		}
+		if err := idle(ctx, tx, exchangeID); err != nil {
+			return err
+		}
+		if err := tx.GetContext(ctx, &out, `INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type)
+			VALUES ($1, $2, (SELECT max(position) + 1 FROM chat_message WHERE exchange_id = $1), 'assistant', 'pending', $3, $4)
+			RETURNING `+messageColumns, exchangeID, parent, nullID(agentID), agentType); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE chat_exchange SET leaf_message_id = $2, updated_at = now() WHERE id = $1`, exchangeID, out.ID)
+		return err
+	})
+	return out, notFound(err, "regenerate")
+}
+
+// EditQuery adds query as a new version of user message id (the same parent) with a pending answer
+// of its own, makes that answer the end of the branch on screen and returns both; the old query and
+// everything after it stay as another version. The exchange must be idle (else ErrBusy). Not the
+// user's, or not a user message, is ErrNotFound.
+func (s *Store) EditQuery(ctx context.Context, o Owner, exchangeID, id int64, query string, agentID int64, agentType string) (Message, Message, error) {
+	var user, answer Message
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		var parent *int64
+		if err := tx.GetContext(ctx, &parent, `SELECT m.parent_id FROM chat_message m
+			JOIN chat_exchange e ON e.id = m.exchange_id
+			WHERE m.id = $3 AND m.exchange_id = $2 AND `+ownedBy("$1", "$4")+` AND e.deleted_at IS NULL AND m.role = 'user'
+			FOR UPDATE OF e`, o.UserID, exchangeID, id, o.GuestID); err != nil {
+			return err
+		}
+		if err := idle(ctx, tx, exchangeID); err != nil {
+			return err
+		}
+		if err := tx.GetContext(ctx, &user, `INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status, search)
+			VALUES ($1, $2, (SELECT max(position) + 1 FROM chat_message WHERE exchange_id = $1), 'user', $3, 'complete', to_tsvector('english', $3))
+			RETURNING `+messageColumns, exchangeID, parent, query); err != nil {
+			return err
+		}
+		if err := tx.GetContext(ctx, &answer, `INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type)
+			VALUES ($1, $2, $3, 'assistant', 'pending', $4, $5) RETURNING `+messageColumns,
+			exchangeID, user.ID, user.Position+1, nullID(agentID), agentType); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE chat_exchange SET leaf_message_id = $2, updated_at = now() WHERE id = $1`, exchangeID, answer.ID)
+		return err
+	})
+	return user, answer, notFound(err, "edit query")
+}
+
+// idle is ErrBusy while the exchange has an answer being generated.
+func idle(ctx context.Context, tx *sqlx.Tx, exchangeID int64) error {
+	var unfinished bool
+	if err := tx.GetContext(ctx, &unfinished, `SELECT EXISTS (SELECT 1 FROM chat_message
+		WHERE exchange_id = $1 AND status IN ('pending', 'streaming'))`, exchangeID); err != nil {
+		return err
+	}
+	if unfinished {
+		return ErrBusy
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package db
+
+import (
+	"context"
+	"time"
+)
+
+// TrashedExchange is one row of the Trash view.
+type TrashedExchange struct {
+	ID        int64     `db:"id"`
+	Title     string    `db:"title"`
+	DeletedAt time.Time `db:"deleted_at"`
+}
+
+// RenameExchange sets the title of the user's live exchange; anyone else's is ErrNotFound. The
+// caller checks the title (see chat.CheckTitle).
+func (s *Store) RenameExchange(ctx context.Context, userID, id int64, title string) (Exchange, error) {
+	var e Exchange
+	err := s.DB.GetContext(ctx, &e, `UPDATE chat_exchange e SET title = $3
+		WHERE e.id = $1 AND e.user_id = $2 AND e.deleted_at IS NULL RETURNING `+exchangeColumns, id, userID, title)
+	return e, notFound(err, "rename exchange")
+}
+
+// TrashExchanges moves the user's live general exchanges among ids to the trash and returns the ids it
+// moved (others' and missing ids are skipped silently: the caller answers 404 when none moved).
+func (s *Store) TrashExchanges(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
+	var out []int64
+	err := s.DB.SelectContext(ctx, &out, `UPDATE chat_exchange SET deleted_at = now()
+		WHERE user_id = $1 AND id = ANY($2) AND page_id IS NULL AND deleted_at IS NULL RETURNING id`, userID, int64Array(ids))
+	return out, notFound(err, "trash exchanges")
+}
+
+// ClearGeneralHistory moves every live general (page-less) exchange of the user to the trash and
+// returns how many it moved. Page chats are cleared from their page, not here.
+func (s *Store) ClearGeneralHistory(ctx context.Context, userID int64) (int64, error) {
+	res, err := s.DB.ExecContext(ctx, `UPDATE chat_exchange SET deleted_at = now()
+		WHERE user_id = $1 AND page_id IS NULL AND deleted_at IS NULL`, userID)
+	if err != nil {
+		return 0, notFound(err, "clear history")
+	}
+	return res.RowsAffected()
+}
+
+// RestoreExchanges takes the user's trashed general exchanges among ids out of the trash and returns the
+// ids it restored.
+func (s *Store) RestoreExchanges(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
+	var out []int64
+	err := s.DB.SelectContext(ctx, &out, `UPDATE chat_exchange SET deleted_at = NULL
+		WHERE user_id = $1 AND id = ANY($2) AND page_id IS NULL AND deleted_at IS NOT NULL RETURNING id`, userID, int64Array(ids))
+	return out, notFound(err, "restore exchanges")
+}
+
+// PurgeExchanges deletes the user's trashed general exchanges among ids for good, with their messages and
+// share links, and returns the ids it deleted. Live exchanges are never purged.
+func (s *Store) PurgeExchanges(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
+	var out []int64
+	err := s.DB.SelectContext(ctx, &out, `DELETE FROM chat_exchange
+		WHERE user_id = $1 AND id = ANY($2) AND page_id IS NULL AND deleted_at IS NOT NULL RETURNING id`, userID, int64Array(ids))
+	return out, notFound(err, "purge exchanges")
+}
+
+// TrashCursor is a keyset position in the trash: the last row's (deleted_at, id).
+type TrashCursor struct {
+	DeletedAt time.Time
+	ID        int64
+}
+
+// Trash lists the user's trashed general exchanges, most recently deleted first, limit rows after
+// the cursor (nil: the first page), on chat_exchange_user_trash_idx.
+func (s *Store) Trash(ctx context.Context, userID int64, after *TrashCursor, limit int) ([]TrashedExchange, error) {
+	var rows []TrashedExchange
+	var afterTime any
+	var afterID int64
+	if after != nil {
+		afterTime, afterID = after.DeletedAt, after.ID
+	}
+	err := s.DB.SelectContext(ctx, &rows, `SELECT id, title, deleted_at FROM chat_exchange
+		WHERE user_id = $1 AND page_id IS NULL AND deleted_at IS NOT NULL
+		  AND ($2::timestamptz IS NULL OR (deleted_at, id) < ($2, $3))
+		ORDER BY deleted_at DESC, id DESC LIMIT $4`, userID, afterTime, afterID, limit)
+	return rows, notFound(err, "trash")
+}
+
+// ImproveTitle replaces an exchange's title made from its first query (old) by a better one; a
+// title the person changed since is kept. It is not an error when nothing changed.
+func (s *Store) ImproveTitle(ctx context.Context, exchangeID int64, old, title string) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE chat_exchange SET title = $3 WHERE id = $1 AND title = $2`, exchangeID, old, title)
+	return notFound(err, "improve title")
+}

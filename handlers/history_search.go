@@ -1,0 +1,58 @@
+package handlers
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"parley/db"
+	"parley/fault"
+	"parley/views"
+)
+
+// searchLimit bounds the conversations one sidebar search lists.
+const searchLimit = 30
+
+// showSearch answers the sidebar's search box: the viewer's conversations whose title or messages
+// match ?q, with highlighted snippets, each opening at its matching message. An empty box answers
+// nothing (the list shows again).
+func (a *app) showSearch(c echo.Context) error {
+	q := strings.TrimSpace(c.QueryParam("q"))
+	if q == "" {
+		return c.HTML(http.StatusOK, "")
+	}
+	if !utf8.ValidString(q) || strings.ContainsRune(q, 0) {
+		return fault.Field("q", "The search contains bytes that are not valid text.")
+	}
+	if utf8.RuneCountInString(q) > 200 {
+		return fault.Field("q", "A search has at most 200 characters.")
+	}
+	hits, err := a.store.SearchConversations(c.Request().Context(), viewer(c).ID, q, searchLimit)
+	if err != nil {
+		return err
+	}
+	out := make([]views.SearchResultView, len(hits))
+	for i, h := range hits {
+		out[i] = views.SearchResultView{URL: sessionURL(h.ExchangeID), Title: parts(displayTitle(h.Title)), Snippet: parts(h.Snippet), At: h.At}
+		if h.MessageID != 0 {
+			out[i].URL = fmt.Sprintf("%s?m=%d#message-%d", sessionURL(h.ExchangeID), h.MessageID, h.MessageID)
+		}
+	}
+	return render(c, http.StatusOK, views.SearchResults(q, out))
+}
+
+// markup is the Markdown punctuation left out of snippets, which show plain text.
+var markup = strings.NewReplacer("**", "", "__", "", "`", "", "#", "", "\n", " ")
+
+// parts cuts a highlighted title or snippet into view parts, without Markdown punctuation.
+func parts(s string) []views.TextPart {
+	var out []views.TextPart
+	db.SplitHighlights(s, func(text string, match bool) {
+		text = markup.Replace(text)
+		out = append(out, views.TextPart{Text: text, Match: match})
+	})
+	return out
+}

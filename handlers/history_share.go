@@ -1,0 +1,159 @@
+package handlers
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"parley/db"
+	"parley/markdown"
+	"parley/views"
+)
+
+// sharedMessage is one message as frozen in a share snapshot: what the read-only page shows, and
+// nothing else (no ids, metadata or feedback).
+type sharedMessage struct {
+	Role          string    `json:"role"`
+	Content       string    `json:"content"`
+	Status        string    `json:"status"`
+	AgentName     string    `json:"agent_name,omitempty"`
+	AgentAvatar   string    `json:"agent_avatar,omitempty"`
+	ToolName      string    `json:"tool_name,omitempty"`
+	ToolArguments string    `json:"tool_arguments,omitempty"`
+	ToolResult    string    `json:"tool_result,omitempty"`
+	DurationMS    int       `json:"duration_ms,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+// showShares lists the conversation's share links, to create one or revoke them.
+func (a *app) showShares(c echo.Context) error {
+	e, err := a.ownExchange(c)
+	if err != nil {
+		return err
+	}
+	shares, err := a.store.ExchangeShares(c.Request().Context(), viewer(c).ID, e.ID)
+	if err != nil {
+		return err
+	}
+	links := make([]views.ShareLink, len(shares))
+	for i, s := range shares {
+		links[i] = views.ShareLink{ID: s.ID, URL: c.Scheme() + "://" + c.Request().Host + "/share/" + s.Token, CreatedAt: s.CreatedAt, Revoked: s.RevokedAt != nil}
+	}
+	return render(c, http.StatusOK, views.SharesPage(page(c, "Share", "chat"), e.ID, displayTitle(e.Title), links))
+}
+
+// submitShare freezes the branch on screen into a new share link.
+func (a *app) submitShare(c echo.Context) error {
+	ctx := c.Request().Context()
+	e, err := a.ownExchange(c)
+	if err != nil {
+		return err
+	}
+	msgs, err := a.store.ExchangeMessages(ctx, e.ID)
+	if err != nil {
+		return err
+	}
+	agents, err := a.store.AgentsByID(ctx, agentIDs(msgs))
+	if err != nil {
+		return err
+	}
+	snap := make([]sharedMessage, 0, len(msgs))
+	for _, m := range msgs {
+		s := sharedMessage{Role: m.Role, Content: m.Content, Status: m.Status, ToolName: m.ToolName,
+			ToolArguments: m.ToolArguments, ToolResult: m.ToolResult, CreatedAt: m.CreatedAt}
+		if m.DurationMS != nil {
+			s.DurationMS = *m.DurationMS
+		}
+		if m.AgentID != nil {
+			s.AgentName, s.AgentAvatar = agents[*m.AgentID].Name, agents[*m.AgentID].Avatar
+		}
+		snap = append(snap, s)
+	}
+	body, err := json.Marshal(snap)
+	if err != nil {
+		return err
+	}
+	if _, err := a.store.CreateShare(ctx, viewer(c).ID, e.ID, newShareToken(), displayTitle(e.Title), body); err != nil {
+		return err
+	}
+	return redirect(c, historyURLOf(e.ID, "/share"))
+}
+
+// submitRevokeShare ends a share link; it answers 404 from then on.
+func (a *app) submitRevokeShare(c echo.Context) error {
+	e, err := a.ownExchange(c)
+	if err != nil {
+		return err
+	}
+	sid, err := pathID(c, "sid")
+	if err != nil {
+		return err
+	}
+	if err := a.store.RevokeShare(c.Request().Context(), viewer(c).ID, e.ID, sid); err != nil {
+		return err
+	}
+	return redirect(c, historyURLOf(e.ID, "/share"))
+}
+
+// showShared is the public, read-only page of a share link: the snapshot as it was when shared.
+// An unknown or revoked token, or a conversation in the Trash, is 404.
+func (a *app) showShared(c echo.Context) error {
+	token := c.Param("token")
+	if !validShareToken(token) {
+		return a.notFound(c)
+	}
+	s, err := a.store.SharedSnapshot(c.Request().Context(), token)
+	if err != nil {
+		if errors.Is(err, db.ErrNotFound) {
+			return a.notFound(c)
+		}
+		return err
+	}
+	var snap []sharedMessage
+	if err := json.Unmarshal(s.Snapshot, &snap); err != nil {
+		return err
+	}
+	msgs := make([]views.MessageView, 0, len(snap))
+	for _, m := range snap {
+		v := views.MessageView{Role: m.Role, Status: m.Status, At: m.CreatedAt, AgentName: m.AgentName, AgentAvatar: m.AgentAvatar,
+			ToolLabel: toolLabel(m.ToolName), DurationMS: m.DurationMS, Arguments: prettyJSON(m.ToolArguments), Result: prettyJSON(m.ToolResult)}
+		if v.AgentName == "" {
+			v.AgentName, v.AgentAvatar = "Assistant", "✨"
+		}
+		switch m.Role {
+		case db.RoleAssistant:
+			v.HTML = markdown.RenderFinal(m.Content)
+		default:
+			v.Text = m.Content
+		}
+		msgs = append(msgs, v)
+	}
+	c.Response().Header().Set("X-Robots-Tag", "noindex")
+	c.Response().Header().Set("Cache-Control", "no-store")
+	return render(c, http.StatusOK, views.SharedPage(page(c, s.Title, ""), s.Title, s.CreatedAt, msgs))
+}
+
+// newShareToken is a share link's secret: 32 random bytes, base64url (43 characters).
+func newShareToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func validShareToken(t string) bool {
+	if len(t) != 43 {
+		return false
+	}
+	_, err := base64.RawURLEncoding.DecodeString(t)
+	return err == nil
+}
+
+func historyURLOf(exchangeID int64, suffix string) string {
+	return "/sessions/" + strconv.FormatInt(exchangeID, 10) + suffix
+}

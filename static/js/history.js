@@ -1,0 +1,90 @@
+// The history sidebar's browser side: select mode, Escape to cancel a rename, the Undo toast's
+// timeout, hiding the list while search results show, loading older messages without losing the
+// reading position, and copying a whole conversation. The server renders everything else.
+(function () {
+  "use strict";
+
+  function $(id) { return document.getElementById(id); }
+
+  document.addEventListener("click", function (event) {
+    var select = event.target.closest("[data-history-select]");
+    if (select) {
+      var history = $("history");
+      var on = history.getAttribute("data-select") !== "true";
+      history.setAttribute("data-select", String(on));
+      if (!on) history.querySelectorAll(".history-check").forEach(function (c) { c.checked = false; });
+    }
+    var copy = event.target.closest("[data-copy-conversation]");
+    if (copy) copyConversation(copy);
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    var form = event.target.closest && event.target.closest("[data-rename-form]");
+    if (form) form.querySelector("[data-rename-cancel]").click();
+  });
+
+  // The Undo toast stays for ten seconds after it (re)appears.
+  var undoTimer = null;
+  function armUndo() {
+    var toast = $("undo-toast");
+    if (!toast || toast.classList.contains("hidden")) return;
+    clearTimeout(undoTimer);
+    undoTimer = setTimeout(function () {
+      toast.classList.add("hidden");
+      toast.classList.remove("flex");
+    }, 10000);
+  }
+
+  // Search results replace the list while the box holds a query.
+  function syncSearch() {
+    var box = $("history-search");
+    var browse = $("history-browse");
+    if (!box || !browse) return;
+    var searching = box.value.trim() !== "";
+    browse.classList.toggle("hidden", searching);
+    var results = $("history-results");
+    if (!searching && results) results.innerHTML = "";
+  }
+  document.addEventListener("input", function (event) {
+    if (event.target.id === "history-search") syncSearch();
+  });
+
+  // Older messages are inserted above the ones being read: keep the reading position.
+  var keep = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (event.detail.target && event.detail.target.hasAttribute("data-older-messages")) {
+      var list = $("messages");
+      keep = list ? list.scrollHeight - list.scrollTop : null;
+    }
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    if (keep === null) return;
+    var list = $("messages");
+    if (list) list.scrollTop = list.scrollHeight - keep;
+    keep = null;
+  });
+
+  // Copy the whole conversation (its Markdown export) to the clipboard.
+  function copyConversation(button) {
+    if (!navigator.clipboard || !window.ClipboardItem) return;
+    var text = fetch(button.getAttribute("data-copy-conversation"), { credentials: "same-origin" })
+      .then(function (r) {
+        if (!r.ok) throw new Error("export failed");
+        return r.blob();
+      })
+      .then(function (b) { return new Blob([b], { type: "text/plain" }); });
+    navigator.clipboard.write([new ClipboardItem({ "text/plain": text })]).then(function () {
+      button.textContent = "Copied";
+      setTimeout(function () { button.textContent = "Copy all"; }, 1500);
+    }, function () {
+      button.textContent = "Copy failed";
+    });
+  }
+
+  document.addEventListener("htmx:load", function () { armUndo(); });
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    if (event.target.id === "undo-toast") armUndo();
+  });
+  document.addEventListener("DOMContentLoaded", function () { armUndo(); syncSearch(); });
+})();
