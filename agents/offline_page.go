@@ -2,11 +2,11 @@ package agents
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"parley/markdown"
 )
@@ -131,8 +131,9 @@ func findSection(page, name string) (markdown.Outline, int, *offlineReply) {
 	}
 	if err != nil {
 		why := fmt.Sprintf("I couldn't find a section called **%s**.", escapeMarkdown(name))
-		if strings.Contains(err.Error(), markdown.ErrSectionAmbiguous.Error()) {
-			why = fmt.Sprintf("Several sections are called **%s**; name it with its level (e.g. `## %s`) or rename one first.", escapeMarkdown(name), name)
+		var se *markdown.SectionError
+		if errors.As(err, &se) && errors.Is(err, markdown.ErrSectionAmbiguous) {
+			why = escapeMarkdown(se.Ambiguity()) + "."
 		}
 		return o, 0, &offlineReply{text: offlinePageHelp(page, why)}
 	}
@@ -217,7 +218,7 @@ func proposeRemove(page string, m []string) offlineReply {
 }
 
 func proposeAddSection(page string, m []string) offlineReply {
-	title := unquoteName(m[1])
+	title := strings.Join(strings.Fields(unquoteName(m[1])), " ") // a heading is one line
 	body := unquote(m[2])
 	if title == "" {
 		return offlineReply{text: offlinePageHelp(page, "Give the new section a title, e.g. `add a section \"Results\" with …`.")}
@@ -304,10 +305,21 @@ func proposeTOC(page string, _ []string) offlineReply {
 	for _, s := range listed {
 		low = min(low, s.Level)
 	}
+	// The links are the ids the page's headings get when shown, counted over the page as it will
+	// read: the title heading, this list's own heading, then the listed ones.
+	var titles []string
+	if titled {
+		titles = append(titles, first.Title)
+	}
+	titles = append(titles, "Table of contents")
+	for _, s := range listed {
+		titles = append(titles, s.Title)
+	}
+	ids := markdown.HeadingIDs(titles)[len(titles)-len(listed):]
 	var toc strings.Builder
 	toc.WriteString(strings.Repeat("#", max(low, 2)) + " Table of contents" + eol + eol)
-	for _, s := range listed {
-		toc.WriteString(strings.Repeat("  ", s.Level-low) + "- [" + s.Title + "](#" + slug(s.Title) + ")" + eol)
+	for i, s := range listed {
+		toc.WriteString(strings.Repeat("  ", s.Level-low) + "- [" + s.Title + "](#" + ids[i] + ")" + eol)
 	}
 	toc.WriteString(eol)
 	before := page[:at]
@@ -323,18 +335,4 @@ func proposeTOC(page string, _ []string) offlineReply {
 func endsWithBlankLine(s string) bool {
 	t := strings.TrimRight(s, " \t")
 	return strings.HasSuffix(t, "\n\n") || strings.HasSuffix(t, "\r\n\r\n") || strings.HasSuffix(t, "\r\r")
-}
-
-// slug is GitHub's heading anchor: lower case, spaces to hyphens, punctuation dropped.
-func slug(title string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(title) {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
-			b.WriteRune(r)
-		case r == ' ':
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
 }

@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // PageExchanges lists the user's conversations about a live page of theirs, most recent activity
@@ -29,13 +31,41 @@ func (s *Store) PageExchange(ctx context.Context, userID, pageID, exchangeID int
 }
 
 // DeletePageExchanges deletes the listed conversations of the user's page (all of them when ids is
-// nil) and returns how many went. Ids that are not conversations of this page are ignored.
+// nil) and returns how many went; their pending proposals become superseded (and, like the
+// conversations, unreachable). When a listed id is not a live conversation of this page it deletes
+// nothing and returns ErrNotFound.
 func (s *Store) DeletePageExchanges(ctx context.Context, userID, pageID int64, ids []int64) (int64, error) {
-	res, err := s.DB.ExecContext(ctx, `UPDATE chat_exchange SET deleted_at = now()
-		WHERE page_id = $1 AND user_id = $2 AND deleted_at IS NULL AND ($3::bigint[] IS NULL OR id = ANY($3))`,
-		pageID, userID, int64Array(ids))
+	var n int64
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		var deleted []int64
+		if err := tx.SelectContext(ctx, &deleted, `UPDATE chat_exchange SET deleted_at = now()
+			WHERE page_id = $1 AND user_id = $2 AND deleted_at IS NULL AND ($3::bigint[] IS NULL OR id = ANY($3))
+			RETURNING id`, pageID, userID, int64Array(ids)); err != nil {
+			return err
+		}
+		n = int64(len(deleted))
+		if ids != nil && len(deleted) < len(uniqueIDs(ids)) {
+			return ErrNotFound // one is not a live conversation of this page: delete none
+		}
+		if n == 0 {
+			return nil
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE page_edit_proposal pr SET status = 'superseded', decided_at = now()
+			FROM chat_message m WHERE m.id = pr.message_id AND m.exchange_id = ANY($1) AND pr.status = 'pending'`,
+			int64Array(deleted))
+		return err
+	})
 	if err != nil {
 		return 0, notFound(err, "delete page exchanges")
 	}
-	return res.RowsAffected()
+	return n, nil
+}
+
+// uniqueIDs is ids without repeats.
+func uniqueIDs(ids []int64) map[int64]bool {
+	m := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
 }

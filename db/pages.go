@@ -159,7 +159,8 @@ type PageSave struct {
 // SavePage stores the person's title and content. Nothing changes when both equal what is stored.
 // Otherwise the version goes up and the content lands in a revision: the newest one when it is a
 // `user` revision by the same author younger than in.Coalesce (so continuous typing makes one
-// revision per window), else a new `user` revision. A save whose BaseVersion is not the stored
+// revision per window) unless it is the page's first revision or a proposal's base revision
+// (those never change), else a new `user` revision. A save whose BaseVersion is not the stored
 // version returns *VersionConflict with the stored page; a trashed or foreign page is ErrNotFound.
 func (s *Store) SavePage(ctx context.Context, in PageSave) (Page, error) {
 	var p Page
@@ -178,10 +179,16 @@ func (s *Store) SavePage(ctx context.Context, in PageSave) (Page, error) {
 		p.Version++
 		p.Title, p.Content = in.Title, in.Content
 		if contentChanged {
+			// The first revision (the page as created) and one a proposal is based on stay as they
+			// are: the revisions list and the three-way merge rely on them.
 			var cur Revision
-			err := tx.GetContext(ctx, &cur, `SELECT id, page_id, version, edit_source, author_id, created_at
-				FROM page_revisions WHERE id = $1`, p.CurrentRevisionID)
-			coalesce := err == nil && cur.EditSource == EditUser && cur.AuthorID != nil && *cur.AuthorID == in.OwnerID &&
+			var fixed bool
+			err := tx.QueryRowxContext(ctx, `SELECT r.id, r.page_id, r.version, r.edit_source, r.author_id, r.created_at,
+				NOT EXISTS (SELECT 1 FROM page_revisions b WHERE b.page_id = r.page_id AND b.version < r.version)
+				OR EXISTS (SELECT 1 FROM page_edit_proposal pr WHERE pr.base_revision_id = r.id)
+				FROM page_revisions r WHERE r.id = $1`, p.CurrentRevisionID).Scan(
+				&cur.ID, &cur.PageID, &cur.Version, &cur.EditSource, &cur.AuthorID, &cur.CreatedAt, &fixed)
+			coalesce := err == nil && !fixed && cur.EditSource == EditUser && cur.AuthorID != nil && *cur.AuthorID == in.OwnerID &&
 				time.Since(cur.CreatedAt) < in.Coalesce
 			if coalesce {
 				if _, err := tx.ExecContext(ctx, `UPDATE page_revisions SET content = $1, version = $2 WHERE id = $3`,

@@ -42,8 +42,9 @@ const proposalColumns = `pr.id, pr.page_id, pr.message_id, m.exchange_id, pr.kin
 	pr.original_content_hash, pr.proposal, pr.applied_revision_id, pr.decided_at, pr.created_at`
 
 // NewProposal is the input of InsertProposal. SupersedeTarget names which older pending proposals
-// of the same conversation the new one replaces: those whose body has the same "target_key", or all
-// of them when it is "*".
+// of the same conversation the new one replaces: those whose body has the same "target_key" (a
+// section patch replaces the pending patches of its section, not a pending rewrite, which still
+// merges), or all of them when it is "*" (a rewrite replaces everything pending).
 type NewProposal struct {
 	PageID              int64
 	MessageID           int64
@@ -66,7 +67,7 @@ func (s *Store) InsertProposal(ctx context.Context, in NewProposal) (Proposal, e
 			FROM chat_message m, chat_message mine
 			WHERE m.id = pr.message_id AND mine.id = $1 AND m.exchange_id = mine.exchange_id
 			  AND pr.page_id = $2 AND pr.status = 'pending'
-			  AND ($3 = '*' OR pr.proposal->>'target_key' = $3 OR pr.kind = 'full_replacement')`,
+			  AND ($3 = '*' OR pr.proposal->>'target_key' = $3)`,
 			in.MessageID, in.PageID, in.SupersedeTarget); err != nil {
 			return err
 		}
@@ -97,6 +98,7 @@ func (s *Store) UserProposal(ctx context.Context, userID, pageID, id int64) (Pro
 		coalesce((SELECT q.content FROM chat_message q WHERE q.id = m.parent_id AND q.role = 'user'), '') AS query
 		FROM page_edit_proposal pr
 		JOIN chat_message m ON m.id = pr.message_id
+		JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
 		JOIN pages pg ON pg.id = pr.page_id
 		WHERE pr.id = $1 AND pr.page_id = $2 AND pg.owner_id = $3 AND pg.deleted_at IS NULL`, id, pageID, userID)
 	return p, notFound(err, "user proposal")
@@ -106,6 +108,18 @@ func (s *Store) UserProposal(ctx context.Context, userID, pageID, id int64) (Pro
 var ErrProposalDecided = &fault.Error{Code: fault.Conflict,
 	Message: "This proposal was already decided (perhaps in another tab). Reload to see its state."}
 
+// ErrProposalSuperseded is the error of deciding a proposal a newer one replaced.
+var ErrProposalSuperseded = &fault.Error{Code: fault.Conflict,
+	Message: "A newer proposal in this chat replaced this one (or its chat was deleted); review the newer one instead."}
+
+// decidedError is the error of deciding a proposal whose status is no longer pending.
+func decidedError(status string) error {
+	if status == ProposalSuperseded {
+		return ErrProposalSuperseded
+	}
+	return ErrProposalDecided
+}
+
 // RejectProposal marks the user's pending proposal rejected. One already decided is
 // ErrProposalDecided; a foreign or missing one ErrNotFound.
 func (s *Store) RejectProposal(ctx context.Context, userID, pageID, id int64) error {
@@ -114,12 +128,15 @@ func (s *Store) RejectProposal(ctx context.Context, userID, pageID, id int64) er
 			return err
 		}
 		var status string
-		if err := tx.GetContext(ctx, &status, `SELECT status FROM page_edit_proposal WHERE id = $1 AND page_id = $2 FOR UPDATE`,
+		if err := tx.GetContext(ctx, &status, `SELECT pr.status FROM page_edit_proposal pr
+			JOIN chat_message m ON m.id = pr.message_id
+			JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
+			WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`,
 			id, pageID); err != nil {
 			return notFound(err, "proposal to reject")
 		}
 		if status != ProposalPending {
-			return ErrProposalDecided
+			return decidedError(status)
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE page_edit_proposal SET status = 'rejected', decided_by = $2, decided_at = now()
 			WHERE id = $1`, id, userID)
@@ -142,11 +159,13 @@ func (s *Store) AcceptProposal(ctx context.Context, userID, pageID, id int64, ap
 		}
 		var p Proposal
 		if err := tx.GetContext(ctx, &p, `SELECT `+proposalColumns+` FROM page_edit_proposal pr
-			JOIN chat_message m ON m.id = pr.message_id WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
+			JOIN chat_message m ON m.id = pr.message_id
+			JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
+			WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
 			return notFound(err, "proposal to accept")
 		}
 		if p.Status != ProposalPending {
-			return ErrProposalDecided
+			return decidedError(p.Status)
 		}
 		content, err := apply(page, p)
 		if err != nil {
@@ -174,8 +193,13 @@ func (s *Store) UndoProposal(ctx context.Context, userID, pageID, id int64) (Pag
 		}
 		var p Proposal
 		if err := tx.GetContext(ctx, &p, `SELECT `+proposalColumns+` FROM page_edit_proposal pr
-			JOIN chat_message m ON m.id = pr.message_id WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
+			JOIN chat_message m ON m.id = pr.message_id
+			JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
+			WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
 			return notFound(err, "proposal to undo")
+		}
+		if p.Status == ProposalPending {
+			return &fault.Error{Code: fault.Conflict, Message: "This edit was already undone (perhaps in another tab)."}
 		}
 		if p.Status != ProposalAccepted || p.AppliedRevisionID == nil || page.CurrentRevisionID == nil ||
 			*page.CurrentRevisionID != *p.AppliedRevisionID {

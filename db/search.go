@@ -19,7 +19,7 @@ type SearchHit struct {
 }
 
 // SearchWorkspace searches the user's live pages and their conversations (excluding exchangeID, the
-// conversation asking) with websearch_to_tsquery ('english'): the best message of each
+// conversation asking, and those about a page in the trash) with websearch_to_tsquery ('english'): the best message of each
 // conversation counts, the offline agent's own answers do not (they only repeat earlier searches).
 // Hits are ranked by ts_rank then recency, limit of them; snippets mark matches as **bold**
 // markdown. When every word together finds nothing, any of the words may match instead. It uses
@@ -45,7 +45,7 @@ func (s *Store) searchWorkspace(ctx context.Context, userID int64, query string,
 		        ts_headline('english', m.content, q.q, 'StartSel=**,StopSel=**,MaxWords=30,MinWords=10'),
 		        ts_rank(m.search, q.q), m.created_at
 		 FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id, q
-		 WHERE e.user_id = $1 AND e.deleted_at IS NULL AND e.id <> $3
+		 WHERE e.user_id = $1 AND e.deleted_at IS NULL AND e.id <> $3 AND `+livePage+`
 		   AND (m.role = 'user' OR (m.role = 'assistant' AND m.metadata->>'provider' IS DISTINCT FROM 'offline'))
 		   AND m.search @@ q.q
 		 ORDER BY e.id, ts_rank(m.search, q.q) DESC, m.id)

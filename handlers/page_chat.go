@@ -239,8 +239,8 @@ func (a *app) deletePageChats(c echo.Context) error {
 	if !isFragment(c) {
 		return c.Redirect(http.StatusSeeOther, editURL(p.ID))
 	}
-	// The open conversation may be gone: the panel decides (page.js), given the list.
-	c.Response().Header().Set("HX-Trigger", `{"parley:page-chats-deleted": true}`)
+	// The open conversation may be gone: the panel decides (page.js) once the new list is in place.
+	c.Response().Header().Set("HX-Trigger-After-Swap", `{"parley:page-chats-deleted": true}`)
 	list, err := a.pageChatHistory(c, p.ID, 0)
 	if err != nil {
 		return err

@@ -26,7 +26,7 @@ func (a *app) showPage(c echo.Context) error {
 		return err
 	}
 	v := views.PageShow{Page: page(c, pageTitle(p.Title), "pages"), ID: p.ID, Title: p.Title,
-		HTML: markdown.RenderFinal(p.Content), UpdatedAt: p.UpdatedAt}
+		HTML: markdown.RenderPage(p.Content), UpdatedAt: p.UpdatedAt}
 	return render(c, http.StatusOK, views.PageShowView(v))
 }
 
@@ -88,11 +88,19 @@ func (a *app) savePage(c echo.Context) error {
 	if err != nil || base < 1 {
 		return fault.Field("version", "The save is missing the version it was based on. Reload the page.")
 	}
-	title, content := strings.TrimSpace(c.FormValue("title")), c.FormValue("content")
+	ctx := c.Request().Context()
+	stored, err := a.store.UserPage(ctx, viewer(c).ID, id)
+	if err != nil {
+		return err
+	}
+	// A browser posts a textarea's text with CRLF line endings (multipart form data): the text
+	// keeps the stored page's style, so diffs show only what was typed and patches stay fresh.
+	title := strings.TrimSpace(c.FormValue("title"))
+	content := markdown.NormalizeLineEndings(c.FormValue("content"), markdown.LineEnding(stored.Content))
 	if err := checkPageInput(title, content); err != nil {
 		return err
 	}
-	p, err := a.store.SavePage(c.Request().Context(), db.PageSave{OwnerID: viewer(c).ID, PageID: id, BaseVersion: base,
+	p, err := a.store.SavePage(ctx, db.PageSave{OwnerID: viewer(c).ID, PageID: id, BaseVersion: base,
 		Title: title, Content: content, Coalesce: revisionCoalesce})
 	var conflict *db.VersionConflict
 	if errors.As(err, &conflict) {
@@ -116,7 +124,7 @@ func (a *app) previewPage(c echo.Context) error {
 	if err := checkPageInput("", content); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.PagePreview(markdown.RenderFinal(content)))
+	return render(c, http.StatusOK, views.PagePreview(markdown.RenderPage(content)))
 }
 
 // viewerPage reads the :id page of the viewer (live pages only; anything else is 404).
@@ -142,7 +150,7 @@ func diffView(d markdown.Diff) views.DiffView {
 	for _, h := range d.Hunks {
 		hv := views.HunkView{Header: h.Header}
 		for _, l := range h.Lines {
-			hv.Lines = append(hv.Lines, views.DiffLineView{Kind: l.Kind.String(), Text: l.Content})
+			hv.Lines = append(hv.Lines, views.DiffLineView{Kind: l.Kind.String(), Text: l.Content, NoEOL: l.EOL == ""})
 		}
 		v.Hunks = append(v.Hunks, hv)
 	}

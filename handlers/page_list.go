@@ -12,6 +12,7 @@ import (
 
 	"parley/db"
 	"parley/fault"
+	"parley/markdown"
 	"parley/pages"
 	"parley/views"
 )
@@ -66,9 +67,10 @@ func (a *app) showNewPage(c echo.Context) error {
 }
 
 // createPage stores a new page (title and optional content) and opens it in the editor. Bad input
-// answers the form again with what was typed and the error.
+// answers the form again with what was typed and the error. The content is stored with LF line
+// endings (a browser posts a textarea's text with CRLF).
 func (a *app) createPage(c echo.Context) error {
-	title, content := strings.TrimSpace(c.FormValue("title")), c.FormValue("content")
+	title, content := strings.TrimSpace(c.FormValue("title")), markdown.NormalizeLineEndings(c.FormValue("content"), "\n")
 	if err := checkPageInput(title, content); err != nil {
 		v := views.PageNew{Page: page(c, "New page", "pages"), Title: title, Content: content, Error: fault.As(err).Message}
 		return render(c, statusOf[fault.CodeOf(err)], views.PageNewView(v))

@@ -74,7 +74,7 @@ func (a *app) acceptProposal(c echo.Context) error {
 		}
 		return pages.Check(edit, pr.OriginalContentHash, page.Content).Apply(picked)
 	})
-	return a.answerDecision(c, pageID, id, p, err, rows, place)
+	return a.answerDecision(c, pageID, id, p, err, rows, false, place)
 }
 
 // rejectProposal marks a proposal rejected (it stays rejected after a reload).
@@ -85,24 +85,24 @@ func (a *app) rejectProposal(c echo.Context) error {
 	}
 	u := viewer(c)
 	err = a.store.RejectProposal(c.Request().Context(), u.ID, pageID, id)
-	return a.answerDecision(c, pageID, id, db.Page{}, err, nil, "")
+	return a.answerDecision(c, pageID, id, db.Page{}, err, nil, false, "")
 }
 
 // undoProposal restores the revision before an accepted proposal (a `restore` revision) and makes
-// the proposal pending again.
+// the proposal pending again, every row selected.
 func (a *app) undoProposal(c echo.Context) error {
 	pageID, id, err := proposalIDs(c)
 	if err != nil {
 		return err
 	}
 	p, err := a.store.UndoProposal(c.Request().Context(), viewer(c).ID, pageID, id)
-	return a.answerDecision(c, pageID, id, p, err, nil, "")
+	return a.answerDecision(c, pageID, id, p, err, nil, true, "")
 }
 
 // answerDecision answers an accept, reject or undo with the proposal's panel as it now reads. A
 // Conflict or Invalid error is shown in the panel (status 409 or 400); the editor gets the page
-// out of band when changed (a non-zero page).
-func (a *app) answerDecision(c echo.Context, pageID, id int64, changed db.Page, decideErr error, rows map[int]bool, place string) error {
+// out of band when changed (a non-zero page). The panel checks rows, or every row when selectAll.
+func (a *app) answerDecision(c echo.Context, pageID, id int64, changed db.Page, decideErr error, rows map[int]bool, selectAll bool, place string) error {
 	code := fault.CodeOf(decideErr)
 	if decideErr != nil && code != fault.Conflict && code != fault.Invalid {
 		return decideErr
@@ -123,14 +123,16 @@ func (a *app) answerDecision(c echo.Context, pageID, id int64, changed db.Page, 
 		}
 		return c.Redirect(http.StatusSeeOther, editURL(pageID))
 	}
-	v, err := a.proposalView(c, pr, p, rows, false, place)
+	v, err := a.proposalView(c, pr, p, rows, selectAll, place)
 	if err != nil {
 		return err
 	}
 	status := http.StatusOK
 	if decideErr != nil {
-		v.Error = fault.As(decideErr).Message
 		status = statusOf[code]
+		if msg := fault.As(decideErr).Message; msg != v.Reason { // a stale reason shows once
+			v.Error = msg
+		}
 	}
 	if changed.ID != 0 && decideErr == nil {
 		v.Sync = &views.PageSync{Version: changed.Version, Content: changed.Content, Title: changed.Title}

@@ -292,9 +292,9 @@ func TestSaveBasedOnOldVersionIsAConflictThatOverwritesNothing(t *testing.T) {
 	if res := save(c, id, 2, "Notes", "one\nthree\n"); res.Status != http.StatusOK {
 		t.Fatalf("keep mine: %d %s", res.Status, res.Body)
 	}
-	// Continuous typing coalesces into the newest user revision.
-	if got := revisionSources(t, app, id); len(got) != 1 {
-		t.Fatalf("revisions = %v, want one coalesced user revision", got)
+	// Continuous typing coalesces into the newest user revision (never into the first one).
+	if got := revisionSources(t, app, id); len(got) != 2 {
+		t.Fatalf("revisions = %v, want the first and one coalesced user revision", got)
 	}
 	for name, form := range map[string]url.Values{
 		"invalid UTF-8":  {"version": {"3"}, "title": {"Notes"}, "content": {"a\xffb"}},
@@ -382,7 +382,7 @@ func TestOfflineAssistantCommandsMakeRealProposals(t *testing.T) {
 		{`replace "Old" with "New" everywhere`, func(d string) string { return strings.ReplaceAll(d, "Old", "New") }},
 		{"rewrite the page as # Fresh\n\nStart.", func(string) string { return "# Fresh\n\nStart.\n" }},
 		{"add a table of contents", func(d string) string {
-			return strings.Replace(d, "## Methods", "## Table of contents\n\n- [Methods](#methods)\n  - [Step 1](#step-1)\n- [Results](#results)\n\n## Methods", 1)
+			return strings.Replace(d, "## Methods", "## Table of contents\n\n- [Methods](#h-methods)\n  - [Step 1](#h-step-1)\n- [Results](#h-results)\n\n## Methods", 1)
 		}},
 	}
 	for _, tc := range cases {

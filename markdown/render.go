@@ -22,25 +22,34 @@ const (
 	chromaDarkStyle = "github-dark"
 )
 
-// md is the one configured goldmark instance. goldmark is safe for
+// md is the configured goldmark instance for messages. goldmark is safe for
 // concurrent use once built. Raw HTML is never passed through: without
 // html.WithUnsafe goldmark writes "<!-- raw HTML omitted -->" instead, and the
-// sanitiser drops the comment. Headings get no id (no WithAutoHeadingID) so
-// nothing in a message can collide with an id the app uses.
-var md = goldmark.New(
-	goldmark.WithExtensions(
-		extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
-		extension.Strikethrough,
-		extension.Linkify,
-		extension.TaskList,
-	),
-	goldmark.WithParserOptions(
-		parser.WithASTTransformers(util.Prioritized(linkAttributes{}, 100)),
-	),
-	goldmark.WithRendererOptions(
-		renderer.WithNodeRenderers(util.Prioritized(newCodeBlockRenderer(), 100)),
-	),
-)
+// sanitiser drops the comment. Headings in messages get no id (no
+// WithAutoHeadingID) so nothing in a message can collide with an id the app
+// uses; pages (mdPage) get prefixed ids.
+var md = newMarkdown()
+
+// mdPage is md with heading ids ("h-" + slug, see heading_ids.go) so a page's
+// table of contents links work.
+var mdPage = newMarkdown(parser.WithAutoHeadingID())
+
+func newMarkdown(options ...parser.Option) goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(
+			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+			extension.Strikethrough,
+			extension.Linkify,
+			extension.TaskList,
+		),
+		goldmark.WithParserOptions(append(options,
+			parser.WithASTTransformers(util.Prioritized(linkAttributes{}, 100)))...,
+		),
+		goldmark.WithRendererOptions(
+			renderer.WithNodeRenderers(util.Prioritized(newCodeBlockRenderer(), 100)),
+		),
+	)
+}
 
 // Render turns markdown (a chat answer, possibly still streaming, or a page)
 // into sanitised HTML ready for templ.Raw.
@@ -61,7 +70,8 @@ var md = goldmark.New(
 //   - every link has rel="nofollow noopener"; links with a host also get
 //     target="_blank". Only http, https and mailto URLs (and relative ones)
 //     survive; javascript:, data:, vbscript: and the like are removed.
-//   - no id, style, on*, hx-* or data-* attribute appears anywhere.
+//   - no id, style, on*, hx-* or data-* attribute appears anywhere (RenderPage
+//     adds "h-" ids to headings).
 func Render(src string) string {
 	var buf bytes.Buffer
 	// Convert only fails when the writer fails; a bytes.Buffer does not.
@@ -84,6 +94,25 @@ func RenderFinal(src string) string {
 	html := Render(src)
 	finalCache.put(key, []byte(html))
 	return html
+}
+
+// pageCache holds the output of RenderPage: 256 documents or 32 MB.
+var pageCache = newHTMLCache(256, 32<<20)
+
+// RenderPage is RenderFinal for a page: headings also get ids, "h-" and GitHub's slug of their
+// text, with "-1", "-2" … on repeats (HeadingIDs gives the same ids from section titles), so a
+// table of contents can link to them.
+func RenderPage(src string) string {
+	key := sha256.Sum256([]byte(src))
+	if html, ok := pageCache.get(key); ok {
+		return string(html)
+	}
+	var buf bytes.Buffer
+	ctx := parser.NewContext(parser.WithIDs(newHeadingIDs()))
+	_ = mdPage.Convert([]byte(src), &buf, parser.WithContext(ctx))
+	html := policy.SanitizeBytes(buf.Bytes())
+	pageCache.put(key, html)
+	return string(html)
 }
 
 // linkAttributes marks every link and autolink rel="nofollow noopener",

@@ -36,6 +36,8 @@ func newPolicy() *bluemonday.Policy {
 		"table", "thead", "tbody", "tr", "th", "td",
 		"span", "div",
 	)
+	// Page headings' ids (RenderPage): always prefixed, never an id the app uses.
+	p.AllowAttrs("id").Matching(regexp.MustCompile(`^h-[\p{L}\p{M}\p{N}_-]{0,300}$`)).OnElements("h1", "h2", "h3", "h4", "h5", "h6")
 	p.AllowAttrs("start").Matching(bluemonday.Integer).OnElements("ol")
 	p.AllowAttrs("align").Matching(regexp.MustCompile(`^(left|center|right)$`)).OnElements("th", "td")
 

@@ -33,6 +33,10 @@ type SectionError struct {
 	// Lines holds the 1-based heading lines of the matching sections when
 	// Err is ErrSectionAmbiguous, so the view can point at them.
 	Lines []int
+	// Paths holds, beside Lines, each matching section's parents as a path
+	// ("Changelog > 0.74.3"; "" for a top-level section), which Find also
+	// accepts in front of the title ("0.74.3 > Fixes").
+	Paths []string
 	Err   error
 }
 
@@ -44,6 +48,56 @@ func (e *SectionError) Error() string {
 		msg += fmt.Sprintf(" (headings on lines %s)", joinInts(e.Lines))
 	}
 	return msg
+}
+
+// Ambiguity explains an ErrSectionAmbiguous target to a person or a model: how many sections
+// match, where (a few of their parent paths and heading lines), and how to name one by its path
+// ("0.74.3 > Fixes") when the paths differ. For example: `"### Fixes" matches 2 sections: under
+// "Changelog > 0.74.3" (line 5); under "Changelog > 0.74.2" (line 11); name one by its parent,
+// e.g. "0.74.3 > Fixes", or rename one first`.
+func (se *SectionError) Ambiguity() string {
+	title := se.Target
+	if i := strings.LastIndex(title, ">"); i >= 0 {
+		title = title[i+1:]
+	}
+	title = strings.TrimSpace(strings.Trim(strings.TrimSpace(title), "#"))
+	var where []string
+	example := ""
+	for k, p := range se.Paths {
+		if k == 5 {
+			where = append(where, "…")
+			break
+		}
+		line := ""
+		if k < len(se.Lines) {
+			line = fmt.Sprintf(" (line %d)", se.Lines[k])
+		}
+		if p == "" {
+			where = append(where, "at the top level"+line)
+			continue
+		}
+		where = append(where, fmt.Sprintf("under %q%s", p, line))
+		if example == "" && unique(se.Paths, p) {
+			parts := strings.Split(p, " > ")
+			example = parts[len(parts)-1] + " > " + title
+		}
+	}
+	msg := fmt.Sprintf("%q matches %d sections: %s", se.Target, len(se.Lines), strings.Join(where, "; "))
+	if example != "" {
+		return msg + fmt.Sprintf("; name one by its parent, e.g. %q, or rename one first", example)
+	}
+	return msg + "; rename one first"
+}
+
+// unique reports whether s occurs once in xs.
+func unique(xs []string, s string) bool {
+	n := 0
+	for _, x := range xs {
+		if x == s {
+			n++
+		}
+	}
+	return n == 1
 }
 
 // Unwrap gives the sentinel (ErrSectionNotFound …) to errors.Is.
@@ -77,7 +131,10 @@ func parseTarget(target string) (title string, level int) {
 // closing hashes, a setext underline, surrounding space and case are
 // ignored, and inner white space is collapsed. When several sections
 // match and the target carried a level ("## Notes"), the only section of
-// that level wins; otherwise the target is ambiguous.
+// that level wins; otherwise the target is ambiguous. When no heading reads
+// as the whole target, a target with " > " names a section by the titles of
+// its parents: "0.74.3 > Fixes" is the "Fixes" whose parent is "0.74.3"
+// (the parents given are the closest ones, in order).
 //
 // Errors (as *SectionError): ErrSectionNotFound, ErrSectionAmbiguous (with
 // the matching headings' line numbers). Every section operation below
@@ -101,6 +158,9 @@ func (o Outline) find(op, target string, allowPreamble bool) (int, error) {
 			matches = append(matches, i)
 		}
 	}
+	if len(matches) == 0 && strings.Contains(target, ">") {
+		matches, level = o.findPath(target)
+	}
 	if len(matches) > 1 && level > 0 {
 		var same []int
 		for _, i := range matches {
@@ -119,10 +179,55 @@ func (o Outline) find(op, target string, allowPreamble bool) (int, error) {
 		return matches[0], nil
 	}
 	lines := make([]int, len(matches))
+	paths := make([]string, len(matches))
 	for k, i := range matches {
 		lines[k] = o.Sections[i].Line
+		paths[k] = strings.Join(o.parentTitles(i), " > ")
 	}
-	return 0, &SectionError{Op: op, Target: target, Lines: lines, Err: ErrSectionAmbiguous}
+	return 0, &SectionError{Op: op, Target: target, Lines: lines, Paths: paths, Err: ErrSectionAmbiguous}
+}
+
+// parentTitles returns the titles of section i's parents, outermost first.
+func (o Outline) parentTitles(i int) []string {
+	var titles []string
+	level := o.Sections[i].Level
+	for j := i - 1; j >= 0 && level > 1; j-- {
+		if s := o.Sections[j]; s.Level < level {
+			titles = append([]string{s.Title}, titles...)
+			level = s.Level
+		}
+	}
+	return titles
+}
+
+// findPath finds the sections a target "Parent > … > Title" names: those titled Title whose
+// closest parents have the given titles. It returns them and the level the last part gave.
+func (o Outline) findPath(target string) ([]int, int) {
+	parts := strings.Split(target, ">")
+	title, level := parseTarget(parts[len(parts)-1])
+	want := parts[:len(parts)-1]
+	var matches []int
+	for i, s := range o.Sections {
+		if !strings.EqualFold(s.Title, title) {
+			continue
+		}
+		parents := o.parentTitles(i)
+		if len(parents) < len(want) {
+			continue
+		}
+		parents = parents[len(parents)-len(want):]
+		ok := true
+		for k, w := range want {
+			if t, _ := parseTarget(w); !strings.EqualFold(parents[k], t) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			matches = append(matches, i)
+		}
+	}
+	return matches, level
 }
 
 // ReplaceSection replaces the section target names, subsections included,

@@ -179,8 +179,7 @@ func sectionFault(err error, o markdown.Outline) error {
 	case errors.Is(err, markdown.ErrSectionNotFound):
 		return fault.Field("target_section_heading", fmt.Sprintf("no section is called %q; the headings are: %s", se.Target, headingList(o)))
 	case errors.Is(err, markdown.ErrSectionAmbiguous):
-		return fault.Field("target_section_heading", fmt.Sprintf("%q matches several sections (lines %s); name it with its level, e.g. \"## %s\", or use a unique heading",
-			se.Target, joinInts(se.Lines), strings.TrimLeft(se.Target, "# ")))
+		return fault.Field("target_section_heading", se.Ambiguity())
 	case errors.Is(err, markdown.ErrNoHeading):
 		return fault.Field("new_section_content", "a new section must start with a heading line")
 	case errors.Is(err, markdown.ErrContentSpills):

@@ -184,11 +184,13 @@ func units(o markdown.Outline) []unit {
 }
 
 // sectionRows lines the sections of current and proposed up: the unchanged sections at both ends
-// become prefix and suffix; in between, sections are matched by level and title (in order), a
-// matched pair with different text is a "changed" row, and unmatched ones are "removed" or "new"
-// rows, except that a removed section directly replaced by a new one is one "changed" row (a
-// rename). Joining prefix, the old (or new) text of every piece and suffix gives current (or
-// proposed) back exactly.
+// become prefix and suffix. In between, sections whose text is the same (up to trailing blank
+// lines) are matched first, so a section the patch did not touch is never paired with a new one
+// that shares its heading (an added "# B" is its own row beside an existing "# B"). In each run
+// between such matches, sections are matched by level and title (in order): a matched pair with
+// different text is a "changed" row, unmatched ones are "removed" or "new" rows, except that a
+// removed section directly replaced by a new one is one "changed" row (a rename). Joining prefix,
+// the old (or new) text of every piece and suffix gives current (or proposed) back exactly.
 func sectionRows(current, proposed markdown.Outline) ([]piece, string, string, []Row) {
 	a, b := units(current), units(proposed)
 	lo := 0
@@ -208,17 +210,10 @@ func sectionRows(current, proposed markdown.Outline) ([]piece, string, string, [
 	}
 	prefix, suffix := join(a[:lo]), join(a[len(a)-hi:])
 	ma, mb := a[lo:len(a)-hi], b[lo:len(b)-hi]
-	ka, kb := make([]string, len(ma)), make([]string, len(mb))
-	for i, u := range ma {
-		ka[i] = u.key
-	}
-	for i, u := range mb {
-		kb[i] = u.key
-	}
 	var plan []piece
 	var rows []Row
 	addRow := func(change string, old, new unit) {
-		if change == "changed" && strings.TrimRight(old.text, " \t\r\n") == strings.TrimRight(new.text, " \t\r\n") {
+		if change == "changed" && trimmed(old) == trimmed(new) {
 			plan = append(plan, piece{old: old.text, new: new.text, row: blankLines})
 			return
 		}
@@ -236,22 +231,52 @@ func sectionRows(current, proposed markdown.Outline) ([]piece, string, string, [
 			addRow("changed", x, y)
 		}
 	}
+	// byTitle lines up a run of sections with no identical text on the other side.
+	byTitle := func(ma, mb []unit) {
+		ka, kb := make([]string, len(ma)), make([]string, len(mb))
+		for i, u := range ma {
+			ka[i] = u.key
+		}
+		for i, u := range mb {
+			kb[i] = u.key
+		}
+		i, j := 0, 0
+		for _, d := range lcs.DiffLines(ka, kb) {
+			for i < d.Start {
+				same(ma[i], mb[j])
+				i, j = i+1, j+1
+			}
+			for i < d.End && j < d.ReplEnd {
+				addRow("changed", ma[i], mb[j])
+				i, j = i+1, j+1
+			}
+			for ; i < d.End; i++ {
+				addRow("removed", ma[i], unit{})
+			}
+			for ; j < d.ReplEnd; j++ {
+				addRow("new", unit{}, mb[j])
+			}
+		}
+		for i < len(ma) {
+			same(ma[i], mb[j])
+			i, j = i+1, j+1
+		}
+	}
+	ta, tb := make([]string, len(ma)), make([]string, len(mb))
+	for i, u := range ma {
+		ta[i] = trimmed(u)
+	}
+	for i, u := range mb {
+		tb[i] = trimmed(u)
+	}
 	i, j := 0, 0
-	for _, d := range lcs.DiffLines(ka, kb) {
+	for _, d := range lcs.DiffLines(ta, tb) {
 		for i < d.Start {
 			same(ma[i], mb[j])
 			i, j = i+1, j+1
 		}
-		for i < d.End && j < d.ReplEnd {
-			addRow("changed", ma[i], mb[j])
-			i, j = i+1, j+1
-		}
-		for ; i < d.End; i++ {
-			addRow("removed", ma[i], unit{})
-		}
-		for ; j < d.ReplEnd; j++ {
-			addRow("new", unit{}, mb[j])
-		}
+		byTitle(ma[d.Start:d.End], mb[d.ReplStart:d.ReplEnd])
+		i, j = d.End, d.ReplEnd
 	}
 	for i < len(ma) {
 		same(ma[i], mb[j])
@@ -259,3 +284,7 @@ func sectionRows(current, proposed markdown.Outline) ([]piece, string, string, [
 	}
 	return plan, prefix, suffix, rows
 }
+
+// trimmed is a unit's text without trailing blank space: two units saying the same thing compare
+// equal whatever blank lines separate them from the next section.
+func trimmed(u unit) string { return strings.TrimRight(u.text, " \t\r\n") }

@@ -123,7 +123,7 @@ func TestNewEditsRefuseBadTargets(t *testing.T) {
 		name, seen, op, target, content, want string
 	}{
 		{"missing", doc, "", "## Discussion", "## Discussion\nx\n", "no section is called"},
-		{"ambiguous", dup, "", "Methods", "## Methods\nx\n", "matches several sections"},
+		{"ambiguous", dup, "", "Methods", "## Methods\nx\n", "matches 2 sections"},
 		{"add without heading", doc, "add", "", "just text", "must start with a heading"},
 		{"unknown op", doc, "move", "## Methods", "x", "unknown operation"},
 		{"no change", doc, "", "## Results", "## Results\n\nOld results.\n", "changes nothing"},

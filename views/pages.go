@@ -101,6 +101,8 @@ type HunkView struct {
 type DiffLineView struct {
 	Kind string
 	Text string
+	// NoEOL marks the text's last line when it has no line ending ("\ No newline at end of file").
+	NoEOL bool
 }
 
 // Revisions is the revisions panel: newest first, with the selected one's diff to the one before.

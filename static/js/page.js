@@ -139,13 +139,35 @@
     if (event.target.id === "page-content" || event.target.id === "page-title") schedule();
   });
 
-  // Actions that change the page on the server first get the editor's text saved.
+  // Actions that change the page on the server first get the editor's text saved. A proposal's
+  // form then carries the version that save made, when the form showed the version the save was
+  // based on (the page then changed only by this editor's typing, which the server re-checks: a
+  // patch the typing touched answers 409 with the new diff). While the decision is in flight the
+  // form does not refresh itself, so the answer lands in the form on screen.
   document.addEventListener("htmx:confirm", function (event) {
+    var elt = event.detail.elt;
+    if (elt.matches && elt.matches("form[data-proposal][data-deciding]") && event.detail.verb === "get") {
+      event.preventDefault();
+      return;
+    }
     var s = editor();
-    if (!s || !event.detail.elt.closest("[data-needs-save]")) return;
+    if (!s || !elt.closest("[data-needs-save]")) return;
     if (!s.inflight && !dirty(s)) return;
     event.preventDefault();
-    save().then(function () { if (!s.conflict) event.detail.issueRequest(true); });
+    var form = elt.closest("form[data-proposal]");
+    var field = form && form.querySelector("input[name=version]");
+    if (form) form.setAttribute("data-deciding", "");
+    var before = s.version;
+    (s.inflight || Promise.resolve()).then(save).then(function () {
+      if (field && parseInt(field.value, 10) === before) field.value = String(s.version);
+      if (s.conflict) { if (form) form.removeAttribute("data-deciding"); return; }
+      event.detail.issueRequest(true);
+    });
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt.closest && event.detail.elt.closest("form[data-proposal][data-deciding]");
+    if (form) form.removeAttribute("data-deciding");
   });
 
   document.addEventListener("htmx:oobAfterSwap", function (event) { applySync(event.detail.target || event.target); });
@@ -179,9 +201,21 @@
     }).then(function (r) { return r.text(); }).then(function (html) { box.innerHTML = html; }); // sanitised on the server
   }
 
-  // The side panel shows the chat or the revisions (opening one closes the other), or nothing.
+  // phone is true below the md breakpoint, where the side panel covers the editor (input.css).
+  function phone() { return window.matchMedia("(max-width: 767px)").matches; }
+
+  // panelOpen reports whether the side panel shows which ("chat" or "revisions") on screen.
+  function panelOpen(which) {
+    var side = $("side-panel");
+    if (phone() && !side.hasAttribute("data-mobile-open")) return false;
+    return $(which + "-toggle").getAttribute("aria-pressed") === "true";
+  }
+
+  // The side panel shows the chat or the revisions (opening one closes the other), or nothing. On
+  // a phone it opens over the editor.
   function showPanel(which) {
     var side = $("side-panel");
+    side.toggleAttribute("data-mobile-open", which !== "none");
     side.setAttribute("data-panel", which);
     side.classList.toggle("hidden", which === "none");
     side.classList.toggle("flex", which !== "none");
@@ -218,9 +252,11 @@
     if (t.closest("#preview-toggle")) {
       preview($("preview-toggle").getAttribute("aria-pressed") !== "true");
     } else if (t.closest("#chat-toggle")) {
-      showPanel($("chat-toggle").getAttribute("aria-pressed") === "true" ? "none" : "chat");
+      showPanel(panelOpen("chat") ? "none" : "chat");
     } else if (t.closest("#revisions-toggle")) {
-      showPanel($("revisions-toggle").getAttribute("aria-pressed") === "true" ? "none" : "revisions");
+      showPanel(panelOpen("revisions") ? "none" : "revisions");
+    } else if (t.closest("[data-close-panel]")) {
+      showPanel("none");
     } else if (t.closest("#page-history-toggle")) {
       var list = $("page-chat-history");
       var open = list.classList.contains("hidden");
