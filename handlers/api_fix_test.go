@@ -443,3 +443,19 @@ func TestAPIReplayTakesNoRateLimitSlot(t *testing.T) {
 		t.Fatalf("replay %+v of %+v", b, a)
 	}
 }
+
+// Deleting an exchange while a blocking POST /api/chat waits for its answer ends the call with
+// 409 cancelled, not a success.
+func TestAPIAnswerOfADeletedExchangeIsAnError(t *testing.T) {
+	app, c := signedIn(t, handlerstest.WithUpstream(slowModel(t)))
+	api := cookieAPI(t, c)
+	got := make(chan handlerstest.Response, 1)
+	go func() { got <- api.do("POST", "/api/chat", `{"query": "slow"}`) }()
+	id := latestExchange(t, app)
+	time.Sleep(300 * time.Millisecond)
+	api.json("DELETE", fmt.Sprintf("/api/chat/exchange/%d", id), "", 200, nil)
+	res := <-got
+	if res.Status != http.StatusConflict || !strings.Contains(res.Body, `"cancelled"`) {
+		t.Fatalf("answer of a deleted exchange: %d %s", res.Status, res.Body)
+	}
+}
