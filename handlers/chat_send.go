@@ -235,7 +235,7 @@ func (a *app) submitRetry(c echo.Context) error {
 }
 
 // restartAnswer generates a failed, stopped or interrupted answer of the owner's exchange e again
-// (the Retry button and the API's regenerate both come here) and returns it, pending again.
+// in place (the Retry button) and returns it, pending again.
 func (a *app) restartAnswer(c echo.Context, owner db.Owner, e db.Exchange, answerID int64) (db.Message, error) {
 	ctx := c.Request().Context()
 	if a.generator.Running(e.ID) {
