@@ -105,6 +105,29 @@ func (s *Store) SwitchBranch(ctx context.Context, o Owner, exchangeID, id, to in
 	return nil
 }
 
+// ShowVersionOf makes the branch on screen hold message id of exchange exchangeID (a search hit in
+// an older version), as switching to its version does: the branch becomes the line under it that
+// was written last. A message already on the branch, an exchange that never branched, or one with
+// an answer being written (switching would hide its Stop) changes nothing. The caller has checked
+// the exchange is the viewer's; a message of another exchange changes nothing.
+func (s *Store) ShowVersionOf(ctx context.Context, exchangeID, id int64) error {
+	_, err := s.DB.ExecContext(ctx, branchCTE+`,
+		start AS (
+			SELECT CASE WHEN m.role IN ('user', 'assistant') THEN m.id ELSE m.parent_id END AS id
+			FROM chat_message m WHERE m.id = $2 AND m.exchange_id = $1),
+		down AS (
+			SELECT id FROM start WHERE id IS NOT NULL
+			UNION ALL
+			SELECT c.id FROM chat_message c JOIN down d ON c.parent_id = d.id
+			WHERE c.role IN ('user', 'assistant'))
+		UPDATE chat_exchange e SET leaf_message_id = (SELECT max(id) FROM down)
+		WHERE e.id = $1 AND e.leaf_message_id IS NOT NULL AND EXISTS (SELECT 1 FROM down)
+		  AND NOT EXISTS (SELECT 1 FROM start WHERE start.id IN (SELECT id FROM path))
+		  AND NOT EXISTS (SELECT 1 FROM chat_message u WHERE u.exchange_id = $1 AND u.status IN ('pending', 'streaming'))`,
+		exchangeID, id)
+	return notFound(err, "show version")
+}
+
 // Regenerate adds a new pending answer beside answer id (the same user message), makes it the end
 // of the branch on screen and returns it; the old answer stays as another version. The answer must
 // be finished (not pending or streaming) and the exchange idle (else ErrBusy). Not the user's, or
