@@ -83,26 +83,38 @@ func (s *Store) Branched(ctx context.Context, exchangeID int64) (bool, error) {
 
 // SwitchBranch shows version to of message id (a sibling: same exchange, parent and role): the
 // branch on screen becomes the line under to that was written last (its newest descendant). Not the
-// owner's exchange, or not a sibling, is ErrNotFound.
+// owner's exchange, or not a sibling, is ErrNotFound; an exchange with an answer being written is
+// ErrBusy (switching away would hide the answer and its Stop).
 func (s *Store) SwitchBranch(ctx context.Context, o Owner, exchangeID, id, to int64) error {
-	res, err := s.DB.ExecContext(ctx, `
-		WITH RECURSIVE down AS (
-			SELECT t.id FROM chat_message t JOIN chat_message m ON m.id = $3
-			WHERE t.id = $4 AND t.exchange_id = $2 AND m.exchange_id = $2 AND t.role = m.role
-			  AND t.parent_id IS NOT DISTINCT FROM m.parent_id
-			UNION ALL
-			SELECT c.id FROM chat_message c JOIN down d ON c.parent_id = d.id
-			WHERE c.role IN ('user', 'assistant'))
-		UPDATE chat_exchange e SET leaf_message_id = (SELECT max(id) FROM down)
-		WHERE e.id = $2 AND `+ownedBy("$1", "$5")+` AND e.deleted_at IS NULL AND EXISTS (SELECT 1 FROM down)`,
-		o.UserID, exchangeID, id, to, o.GuestID)
-	if err != nil {
-		return notFound(err, "switch branch")
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		var locked int64
+		if err := tx.GetContext(ctx, &locked, `SELECT e.id FROM chat_exchange e
+			WHERE e.id = $2 AND `+ownedBy("$1", "$3")+` AND e.deleted_at IS NULL FOR UPDATE`,
+			o.UserID, exchangeID, o.GuestID); err != nil {
+			return err
+		}
+		if err := idle(ctx, tx, exchangeID); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `
+			WITH RECURSIVE down AS (
+				SELECT t.id FROM chat_message t JOIN chat_message m ON m.id = $2
+				WHERE t.id = $3 AND t.exchange_id = $1 AND m.exchange_id = $1 AND t.role = m.role
+				  AND t.parent_id IS NOT DISTINCT FROM m.parent_id
+				UNION ALL
+				SELECT c.id FROM chat_message c JOIN down d ON c.parent_id = d.id
+				WHERE c.role IN ('user', 'assistant'))
+			UPDATE chat_exchange e SET leaf_message_id = (SELECT max(id) FROM down)
+			WHERE e.id = $1 AND EXISTS (SELECT 1 FROM down)`, exchangeID, id, to)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	return notFound(err, "switch branch")
 }
 
 // ShowVersionOf makes the branch on screen hold message id of exchange exchangeID (a search hit in
