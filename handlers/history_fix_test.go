@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"parley/config"
 )
 
 // A search hit inside an older version opens the conversation on that version, at the match.
@@ -88,5 +90,17 @@ func TestSwitchIsRefusedWhileAnAnswerIsBeingWritten(t *testing.T) {
 	app.Store.DB.MustExec(`UPDATE chat_message SET status = 'complete' WHERE id = $1`, pending)
 	if res := htmxPost(c, fmt.Sprintf("/sessions/%d/messages/%d/switch", id, pending), url.Values{"to": {fmt.Sprint(ids[1])}}); res.Status != http.StatusOK {
 		t.Fatalf("switch once finished: %d", res.Status)
+	}
+}
+
+// Share links are built from PARLEY_PUBLIC_URL, never from the request's Host or X-Forwarded-Proto.
+func TestShareURLUsesThePublicURL(t *testing.T) {
+	app, c := signedIn(t, func(cfg *config.Config) { cfg.PublicURL = "https://chat.example.org/" })
+	id, _ := seedConversation(t, app, "ada@example.com", "Shared", time.Now(), "q", "a")
+	c.PostForm(fmt.Sprintf("/sessions/%d/share", id), nil)
+	req := c.Get(fmt.Sprintf("/sessions/%d/share", id))
+	link, _ := doc(t, req.Body).Find("[data-testid=share-url]").Attr("value")
+	if !strings.HasPrefix(link, "https://chat.example.org/share/") {
+		t.Fatalf("share link %q is not under the public URL", link)
 	}
 }

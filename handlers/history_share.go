@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -33,7 +34,8 @@ func shared(role string) bool {
 	return role == db.RoleUser || role == db.RoleAssistant
 }
 
-// showShares lists the conversation's share links, to create one or revoke them.
+// showShares lists the conversation's share links (under PARLEY_PUBLIC_URL), to create one or
+// revoke them.
 func (a *app) showShares(c echo.Context) error {
 	e, err := a.ownExchange(c)
 	if err != nil {
@@ -43,9 +45,10 @@ func (a *app) showShares(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	base := strings.TrimRight(a.cfg.PublicURL, "/")
 	links := make([]views.ShareLink, len(shares))
 	for i, s := range shares {
-		links[i] = views.ShareLink{ID: s.ID, URL: c.Scheme() + "://" + c.Request().Host + "/share/" + s.Token, CreatedAt: s.CreatedAt, Revoked: s.RevokedAt != nil}
+		links[i] = views.ShareLink{ID: s.ID, URL: base + "/share/" + s.Token, CreatedAt: s.CreatedAt, Revoked: s.RevokedAt != nil}
 	}
 	return render(c, http.StatusOK, views.SharesPage(page(c, "Share", "chat"), e.ID, displayTitle(e.Title), links))
 }
