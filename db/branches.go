@@ -30,6 +30,17 @@ const branchCTE = `WITH RECURSIVE leaf AS (SELECT leaf_message_id AS id FROM cha
 const onBranch = `((SELECT id FROM leaf) IS NULL OR m.id IN (SELECT id FROM path)
 	OR (m.role IN ('reasoning', 'function_call', 'function_call_output') AND m.parent_id IN (SELECT id FROM path)))`
 
+// turnsOf counts the user messages on the branch on screen of exchange row e: index-only on
+// chat_message_user_turns_idx for an exchange that never branched, a walk up from the leaf by
+// primary key (one row per question and answer on the branch) for one that did.
+const turnsOf = `(CASE WHEN e.leaf_message_id IS NULL
+	THEN (SELECT count(*) FROM chat_message m WHERE m.exchange_id = e.id AND m.role = 'user')
+	ELSE (WITH RECURSIVE up AS (
+			SELECT m.parent_id, m.role FROM chat_message m WHERE m.id = e.leaf_message_id
+			UNION ALL
+			SELECT m.parent_id, m.role FROM chat_message m JOIN up ON m.id = up.parent_id)
+		SELECT count(*) FROM up WHERE up.role = 'user') END)`
+
 // Siblings places a user message or an answer among its versions: it is version Index (from 1) of
 // Count; Prev and Next are the neighbouring versions' ids (0 at either end).
 type Siblings struct {

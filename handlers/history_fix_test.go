@@ -104,3 +104,22 @@ func TestShareURLUsesThePublicURL(t *testing.T) {
 		t.Fatalf("share link %q is not under the public URL", link)
 	}
 }
+
+// The sidebar counts the turns on the version on screen, not every version stored.
+func TestSidebarCountsTheTurnsOnTheShownVersion(t *testing.T) {
+	app, c := signedIn(t)
+	id, _ := seedConversation(t, app, "ada@example.com", "Edited", time.Now(), "first try", "answer one", "follow up", "answer two")
+	var q2, a2 int64
+	_ = app.Store.DB.Get(&q2, `INSERT INTO chat_message (exchange_id, position, role, content, status) VALUES ($1, 5, 'user', 'second try', 'complete') RETURNING id`, id)
+	_ = app.Store.DB.Get(&a2, `INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status) VALUES ($1, $2, 6, 'assistant', 'answer three', 'complete') RETURNING id`, id, q2)
+	app.Store.DB.MustExec(`UPDATE chat_exchange SET leaf_message_id = $2 WHERE id = $1`, id, a2)
+	item := doc(t, c.Get("/chat/new").Body).Find(fmt.Sprintf("#history-%d", id)).Text()
+	if !strings.Contains(item, "1 turn") || strings.Contains(item, "turns") {
+		t.Fatalf("sidebar item %q, want 1 turn", item)
+	}
+	// Never branched: every user message counts.
+	other, _ := seedConversation(t, app, "ada@example.com", "Plain", time.Now(), "a", "b", "c", "d")
+	if item := doc(t, c.Get("/chat/new").Body).Find(fmt.Sprintf("#history-%d", other)).Text(); !strings.Contains(item, "2 turns") {
+		t.Fatalf("unbranched item %q, want 2 turns", item)
+	}
+}
