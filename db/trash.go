@@ -30,6 +30,15 @@ func (s *Store) TrashExchanges(ctx context.Context, userID int64, ids []int64) (
 	return out, notFound(err, "trash exchanges")
 }
 
+// TrashedAmong returns the ids among ids of the user's general exchanges that are in the Trash
+// (others' and missing ids are left out), by primary key.
+func (s *Store) TrashedAmong(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
+	var out []int64
+	err := s.DB.SelectContext(ctx, &out, `SELECT id FROM chat_exchange
+		WHERE id = ANY($2) AND user_id = $1 AND page_id IS NULL AND deleted_at IS NOT NULL ORDER BY id`, userID, int64Array(ids))
+	return out, notFound(err, "trashed among")
+}
+
 // ClearGeneralHistory moves every live general (page-less) exchange of the user to the trash and
 // returns how many it moved. Page chats are cleared from their page, not here.
 func (s *Store) ClearGeneralHistory(ctx context.Context, userID int64) (int64, error) {

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"parley/config"
+	"parley/handlers/handlerstest"
 )
 
 // A search hit inside an older version opens the conversation on that version, at the match.
@@ -121,5 +123,59 @@ func TestSidebarCountsTheTurnsOnTheShownVersion(t *testing.T) {
 	other, _ := seedConversation(t, app, "ada@example.com", "Plain", time.Now(), "a", "b", "c", "d")
 	if item := doc(t, c.Get("/chat/new").Body).Find(fmt.Sprintf("#history-%d", other)).Text(); !strings.Contains(item, "2 turns") {
 		t.Fatalf("unbranched item %q, want 2 turns", item)
+	}
+}
+
+// htmxPostFrom posts form as htmx does from the page at current.
+func htmxPostFrom(c *handlerstest.Client, current, path string, form url.Values) handlerstest.Response {
+	form.Set("_csrf", c.CSRFToken())
+	req, _ := http.NewRequest(http.MethodPost, c.URL(path), strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	req.Header.Set("HX-Current-URL", c.URL(current))
+	return c.Do(req)
+}
+
+// The Undo toast offers only conversations really in the viewer's Trash, and Undo after deleting
+// the open conversation goes back to it.
+func TestUndoToastOnlyForTrashedConversationsAndReturnsToTheOpenOne(t *testing.T) {
+	app, c := signedIn(t)
+	bob := app.Client(t)
+	bob.SignUp("bob@example.com", "correct horse")
+	bobs, _ := seedConversation(t, app, "bob@example.com", "Bob's", time.Now(), "q", "a")
+	app.Store.DB.MustExec(`UPDATE chat_exchange SET deleted_at = now() WHERE id = $1`, bobs)
+	live, _ := seedConversation(t, app, "ada@example.com", "Live", time.Now(), "q", "a")
+	if d := doc(t, c.Get(fmt.Sprintf("/chat/new?undo=5,6,7,%d,%d", bobs, live)).Body); d.Find("[data-testid=undo]").Length() != 0 {
+		t.Fatal("a made-up ?undo shows the Undo toast")
+	}
+
+	id, _ := seedConversation(t, app, "ada@example.com", "Open one", time.Now(), "q", "a")
+	res := htmxPostFrom(c, fmt.Sprintf("/sessions/%d/chat", id), fmt.Sprintf("/sessions/%d/delete", id), url.Values{})
+	next := res.Header.Get("HX-Redirect")
+	if next == "" {
+		t.Fatalf("delete of the open conversation: %d %v", res.Status, res.Header)
+	}
+	undo, ok := doc(t, c.Get(next).Body).Find("[data-testid=undo]").Attr("hx-vals")
+	if !ok {
+		t.Fatal("no Undo after deleting the open conversation")
+	}
+	var vals map[string]any
+	if err := json.Unmarshal([]byte(undo), &vals); err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{}
+	for k, v := range vals {
+		switch v := v.(type) {
+		case string:
+			form.Set(k, v)
+		case []any:
+			for _, x := range v {
+				form.Add(k, fmt.Sprint(x))
+			}
+		}
+	}
+	res = htmxPostFrom(c, next, "/history/restore", form)
+	if got := res.Header.Get("HX-Redirect"); got != fmt.Sprintf("/sessions/%d/chat", id) {
+		t.Fatalf("Undo goes to %q, want the restored conversation (%d %v)", got, res.Status, res.Header)
 	}
 }
