@@ -309,7 +309,7 @@ func historyItem(h HistoryItem) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</span></span></a><div class=\"history-actions absolute right-1 top-1.5 hidden gap-0.5 group-hover:flex group-focus-within:flex\"><button type=\"button\" class=\"rounded px-1 text-xs hover:bg-white dark:hover:bg-slate-700\" title=\"Rename\" aria-label=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</span></span></a><div class=\"history-actions absolute right-1 top-1.5 flex gap-0.5 md:hidden md:group-hover:flex md:group-focus-within:flex\"><button type=\"button\" class=\"rounded px-1 text-xs hover:bg-white dark:hover:bg-slate-700\" title=\"Rename\" aria-label=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
