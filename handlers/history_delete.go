@@ -141,6 +141,23 @@ func (a *app) submitTrashRestore(c echo.Context) error {
 	return redirect(c, "/history/trash")
 }
 
+// submitRestoreAll takes every conversation out of the viewer's Trash and shows the Trash again.
+func (a *app) submitRestoreAll(c echo.Context) error {
+	if _, err := a.store.RestoreTrash(c.Request().Context(), viewer(c).ID); err != nil {
+		return err
+	}
+	return redirect(c, "/history/trash")
+}
+
+// submitEmptyTrash deletes every conversation in the viewer's Trash forever (the page asks for
+// confirmation first) and shows the empty Trash.
+func (a *app) submitEmptyTrash(c echo.Context) error {
+	if _, err := a.store.EmptyTrash(c.Request().Context(), viewer(c).ID); err != nil {
+		return err
+	}
+	return redirect(c, "/history/trash")
+}
+
 // submitPurge deletes trashed conversations forever, with their messages and share links.
 func (a *app) submitPurge(c echo.Context) error {
 	ids, err := formIDs(c)

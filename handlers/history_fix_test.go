@@ -179,3 +179,39 @@ func TestUndoToastOnlyForTrashedConversationsAndReturnsToTheOpenOne(t *testing.T
 		t.Fatalf("Undo goes to %q, want the restored conversation (%d %v)", got, res.Status, res.Header)
 	}
 }
+
+// Restore all and Empty trash act on every trashed conversation of the viewer, past the 500-id
+// limit of the batch routes, and on no one else's.
+func TestTrashRestoreAllAndEmptyTrash(t *testing.T) {
+	app, c := signedIn(t)
+	bob := app.Client(t)
+	bob.SignUp("bob@example.com", "correct horse")
+	bobs, _ := seedConversation(t, app, "bob@example.com", "Bob's", time.Now(), "q", "a")
+	live, _ := seedConversation(t, app, "ada@example.com", "Live", time.Now(), "q", "a")
+	app.Store.DB.MustExec(`UPDATE chat_exchange SET deleted_at = now() WHERE id = $1`, bobs)
+	app.Store.DB.MustExec(`INSERT INTO chat_exchange (user_id, title, deleted_at)
+		SELECT (SELECT id FROM users WHERE email = 'ada@example.com'), 'old ' || n, now() - n * interval '1 second' FROM generate_series(1, 620) n`)
+	trashed := func() int {
+		return count(t, app, "chat_exchange WHERE deleted_at IS NOT NULL AND user_id = (SELECT id FROM users WHERE email = 'ada@example.com')")
+	}
+	page := doc(t, c.Get("/history/trash").Body)
+	if page.Find("[data-testid=restore-all]").Length() != 1 || page.Find("[data-testid=empty-trash]").Length() != 1 {
+		t.Fatal("the Trash offers no Restore all or Empty trash")
+	}
+	if confirm, _ := page.Find("[data-testid=empty-trash]").Closest("form").Attr("hx-confirm"); confirm == "" {
+		t.Fatal("Empty trash is not confirmed")
+	}
+	if res := c.PostForm("/history/trash/restore-all", nil); res.Status != http.StatusSeeOther || trashed() != 0 {
+		t.Fatalf("restore all: %d, %d still trashed", res.Status, trashed())
+	}
+	app.Store.DB.MustExec(`UPDATE chat_exchange SET deleted_at = now() WHERE title LIKE 'old %'`)
+	if res := c.PostForm("/history/trash/empty", nil); res.Status != http.StatusSeeOther || trashed() != 0 {
+		t.Fatalf("empty trash: %d, %d still trashed", res.Status, trashed())
+	}
+	if n := count(t, app, fmt.Sprintf("chat_exchange WHERE id IN (%d, %d)", bobs, live)); n != 2 {
+		t.Fatal("Empty trash deleted a live conversation or someone else's")
+	}
+	if n := count(t, app, fmt.Sprintf("chat_exchange WHERE id = %d AND deleted_at IS NOT NULL", bobs)); n != 1 {
+		t.Fatal("Restore all restored someone else's conversation")
+	}
+}
