@@ -215,3 +215,66 @@ func TestTrashRestoreAllAndEmptyTrash(t *testing.T) {
 		t.Fatal("Restore all restored someone else's conversation")
 	}
 }
+
+// Titles: only invisible characters is empty, bidi controls are stripped, a refused title is echoed
+// as valid text, and renaming the open conversation renames the browser tab.
+func TestRenameRefusesInvisibleTitlesStripsBidiAndEchoesCleanText(t *testing.T) {
+	app, c := signedIn(t)
+	id, _ := seedConversation(t, app, "ada@example.com", "Old", time.Now(), "q", "a")
+	path := fmt.Sprintf("/sessions/%d/rename", id)
+	for _, invisible := range []string{"\u200b", "\u200b \ufeff\u2060", "\u202e\u2066"} {
+		if res := htmxPost(c, path, url.Values{"title": {invisible}}); res.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("title %q: %d", invisible, res.Status)
+		}
+	}
+	res := htmxPost(c, path, url.Values{"title": {"gpj.\u202eexe report\u2069"}})
+	var title string
+	_ = app.Store.DB.Get(&title, `SELECT title FROM chat_exchange WHERE id = $1`, id)
+	if res.Status != http.StatusOK || title != "gpj.exe report" {
+		t.Fatalf("bidi title: %d, stored %q", res.Status, title)
+	}
+	res = htmxPost(c, path, url.Values{"title": {"bad \xff\x00 bytes"}})
+	value, _ := doc(t, res.Body).Find("input[name=title]").Attr("value")
+	if res.Status != http.StatusUnprocessableEntity || strings.ContainsRune(value, 0) || strings.Contains(res.Body, "\x00") || strings.Contains(res.Body, "\xff") {
+		t.Fatalf("refused title echoed as %q (%d)", value, res.Status)
+	}
+	res = htmxPostFrom(c, fmt.Sprintf("/sessions/%d/chat", id), path, url.Values{"title": {"Tab title"}})
+	if !strings.Contains(res.Body, "<title>Tab title · Parley</title>") {
+		t.Fatalf("renaming the open conversation leaves the tab's title: %s", res.Body)
+	}
+	if res := htmxPost(c, path, url.Values{"title": {"Elsewhere"}}); strings.Contains(res.Body, "<title>") {
+		t.Fatal("renaming from another page changes that page's title")
+	}
+}
+
+// The Markdown export neutralises a feedback reason (no headings, HTML or links of its own).
+func TestMarkdownExportNeutralisesFeedbackReason(t *testing.T) {
+	app, c := signedIn(t)
+	id, ids := seedConversation(t, app, "ada@example.com", "Export", time.Now(), "q", "fine")
+	app.Store.DB.MustExec(`UPDATE chat_message SET feedback = 'down', feedback_reason = $2 WHERE id = $1`, ids[1],
+		"meh_\n\n# Injected heading\n<img src=x onerror=alert(1)> [click](javascript:alert(1)) ``` end")
+	md := c.Get(fmt.Sprintf("/sessions/%d/export.md", id)).Body
+	for _, bad := range []string{"\n# Injected", "<img", "[click](", "\n```"} {
+		if strings.Contains(md, bad) {
+			t.Fatalf("the export carries %q from a feedback reason:\n%s", bad, md)
+		}
+	}
+	if !strings.Contains(md, "Injected heading") {
+		t.Fatalf("the reason's words are lost:\n%s", md)
+	}
+}
+
+// A search with more hits than it lists says so.
+func TestSearchSaysWhenThereAreMoreHits(t *testing.T) {
+	app, c := signedIn(t)
+	for i := range 31 {
+		seedConversation(t, app, "ada@example.com", fmt.Sprintf("Note %d", i), time.Now(), "about quinces", "quinces indeed")
+	}
+	d := doc(t, htmxGet(c, "/history/search?q=quinces").Body)
+	if n := d.Find("[data-testid=search-hit]").Length(); n != 30 {
+		t.Fatalf("%d hits listed, want 30", n)
+	}
+	if !strings.Contains(d.Find("[data-testid=search-results]").Text(), "more than 30") {
+		t.Fatalf("no word of more hits: %s", d.Find("[data-testid=search-results] p").Text())
+	}
+}
