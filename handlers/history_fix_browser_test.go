@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -27,4 +28,37 @@ func TestBrowserHistoryActionsShowOnAPhone(t *testing.T) {
 	if b.eval("String("+visible+")") != "false" {
 		t.Fatal("Rename shows on a wide screen without hovering")
 	}
+}
+
+// Copy all works without ClipboardItem: with navigator.clipboard.writeText, and without any
+// clipboard API through a selected textarea and execCommand('copy').
+func TestBrowserCopyAllFallsBackWithoutClipboardItem(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app)
+	id, _ := seedConversation(t, app, "ada@example.com", "Copy me", time.Now(), "copy this question", "and this answer")
+	open := chromedp.Navigate(fmt.Sprintf("%s/sessions/%d/chat", app.URL, id))
+	copyAll := func(what string) {
+		b.do(what, chromedp.Click(chromedp.CSS(`[data-testid=conversation-menu]`)), chromedp.Click(chromedp.CSS(`[data-testid=copy-all]`)))
+	}
+	b.do("open", open, chromedp.WaitVisible(chromedp.CSS(`#query`)))
+	b.eval(`(function () {
+		window.ClipboardItem = undefined;
+		Object.defineProperty(navigator, 'clipboard', {configurable: true, value: {writeText: function (t) { window.copied = t; return Promise.resolve(); }}});
+		return '';
+	})()`)
+	copyAll("copy with writeText")
+	b.waitFor("the text copied by writeText", `(window.copied || '').includes('copy this question') && document.querySelector('[data-testid=copy-all]').textContent === 'Copied'`)
+
+	b.do("reopen", open, chromedp.WaitVisible(chromedp.CSS(`#query`)))
+	b.eval(`(function () {
+		window.ClipboardItem = undefined;
+		Object.defineProperty(navigator, 'clipboard', {configurable: true, value: undefined});
+		document.addEventListener('copy', function () {
+			var a = document.activeElement;
+			window.copied = a && a.value !== undefined ? a.value.slice(a.selectionStart, a.selectionEnd) : String(getSelection());
+		});
+		return '';
+	})()`)
+	copyAll("copy with execCommand")
+	b.waitFor("the text copied by execCommand", `(window.copied || '').includes('and this answer') && document.querySelector('[data-testid=copy-all]').textContent === 'Copied'`)
 }
