@@ -30,6 +30,17 @@ const branchCTE = `WITH RECURSIVE leaf AS (SELECT leaf_message_id AS id FROM cha
 const onBranch = `((SELECT id FROM leaf) IS NULL OR m.id IN (SELECT id FROM path)
 	OR (m.role IN ('reasoning', 'function_call', 'function_call_output') AND m.parent_id IN (SELECT id FROM path)))`
 
+// turnsOf counts the user messages on the branch on screen of exchange row e: index-only on
+// chat_message_user_turns_idx for an exchange that never branched, a walk up from the leaf by
+// primary key (one row per question and answer on the branch) for one that did.
+const turnsOf = `(CASE WHEN e.leaf_message_id IS NULL
+	THEN (SELECT count(*) FROM chat_message m WHERE m.exchange_id = e.id AND m.role = 'user')
+	ELSE (WITH RECURSIVE up AS (
+			SELECT m.parent_id, m.role FROM chat_message m WHERE m.id = e.leaf_message_id
+			UNION ALL
+			SELECT m.parent_id, m.role FROM chat_message m JOIN up ON m.id = up.parent_id)
+		SELECT count(*) FROM up WHERE up.role = 'user') END)`
+
 // Siblings places a user message or an answer among its versions: it is version Index (from 1) of
 // Count; Prev and Next are the neighbouring versions' ids (0 at either end).
 type Siblings struct {
@@ -83,26 +94,61 @@ func (s *Store) Branched(ctx context.Context, exchangeID int64) (bool, error) {
 
 // SwitchBranch shows version to of message id (a sibling: same exchange, parent and role): the
 // branch on screen becomes the line under to that was written last (its newest descendant). Not the
-// owner's exchange, or not a sibling, is ErrNotFound.
+// owner's exchange, or not a sibling, is ErrNotFound; an exchange with an answer being written is
+// ErrBusy (switching away would hide the answer and its Stop).
 func (s *Store) SwitchBranch(ctx context.Context, o Owner, exchangeID, id, to int64) error {
-	res, err := s.DB.ExecContext(ctx, `
-		WITH RECURSIVE down AS (
-			SELECT t.id FROM chat_message t JOIN chat_message m ON m.id = $3
-			WHERE t.id = $4 AND t.exchange_id = $2 AND m.exchange_id = $2 AND t.role = m.role
-			  AND t.parent_id IS NOT DISTINCT FROM m.parent_id
+	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
+		var locked int64
+		if err := tx.GetContext(ctx, &locked, `SELECT e.id FROM chat_exchange e
+			WHERE e.id = $2 AND `+ownedBy("$1", "$3")+` AND e.deleted_at IS NULL FOR UPDATE`,
+			o.UserID, exchangeID, o.GuestID); err != nil {
+			return err
+		}
+		if err := idle(ctx, tx, exchangeID); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `
+			WITH RECURSIVE down AS (
+				SELECT t.id FROM chat_message t JOIN chat_message m ON m.id = $2
+				WHERE t.id = $3 AND t.exchange_id = $1 AND m.exchange_id = $1 AND t.role = m.role
+				  AND t.parent_id IS NOT DISTINCT FROM m.parent_id
+				UNION ALL
+				SELECT c.id FROM chat_message c JOIN down d ON c.parent_id = d.id
+				WHERE c.role IN ('user', 'assistant'))
+			UPDATE chat_exchange e SET leaf_message_id = (SELECT max(id) FROM down)
+			WHERE e.id = $1 AND EXISTS (SELECT 1 FROM down)`, exchangeID, id, to)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	return notFound(err, "switch branch")
+}
+
+// ShowVersionOf makes the branch on screen hold message id of exchange exchangeID (a search hit in
+// an older version), as switching to its version does: the branch becomes the line under it that
+// was written last. A message already on the branch, an exchange that never branched, or one with
+// an answer being written (switching would hide its Stop) changes nothing. The caller has checked
+// the exchange is the viewer's; a message of another exchange changes nothing.
+func (s *Store) ShowVersionOf(ctx context.Context, exchangeID, id int64) error {
+	_, err := s.DB.ExecContext(ctx, branchCTE+`,
+		start AS (
+			SELECT CASE WHEN m.role IN ('user', 'assistant') THEN m.id ELSE m.parent_id END AS id
+			FROM chat_message m WHERE m.id = $2 AND m.exchange_id = $1),
+		down AS (
+			SELECT id FROM start WHERE id IS NOT NULL
 			UNION ALL
 			SELECT c.id FROM chat_message c JOIN down d ON c.parent_id = d.id
 			WHERE c.role IN ('user', 'assistant'))
 		UPDATE chat_exchange e SET leaf_message_id = (SELECT max(id) FROM down)
-		WHERE e.id = $2 AND `+ownedBy("$1", "$5")+` AND e.deleted_at IS NULL AND EXISTS (SELECT 1 FROM down)`,
-		o.UserID, exchangeID, id, to, o.GuestID)
-	if err != nil {
-		return notFound(err, "switch branch")
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+		WHERE e.id = $1 AND e.leaf_message_id IS NOT NULL AND EXISTS (SELECT 1 FROM down)
+		  AND NOT EXISTS (SELECT 1 FROM start WHERE start.id IN (SELECT id FROM path))
+		  AND NOT EXISTS (SELECT 1 FROM chat_message u WHERE u.exchange_id = $1 AND u.status IN ('pending', 'streaming'))`,
+		exchangeID, id)
+	return notFound(err, "show version")
 }
 
 // Regenerate adds a new pending answer beside answer id (the same user message), makes it the end

@@ -66,7 +66,7 @@ func (s *Store) GeneralHistory(ctx context.Context, userID int64, after *History
 	}
 	err := s.DB.SelectContext(ctx, &rows, `
 		SELECT `+exchangeColumns+`, coalesce(a.avatar, '') AS agent_avatar,
-		       (SELECT count(*) FROM chat_message m WHERE m.exchange_id = e.id AND m.role = 'user') AS turns
+		       `+turnsOf+` AS turns
 		FROM chat_exchange e LEFT JOIN agents a ON a.id = e.agent_id
 		WHERE e.user_id = $1 AND e.page_id IS NULL AND e.deleted_at IS NULL
 		  AND ($2::timestamptz IS NULL OR (e.updated_at, e.id) < ($2, $3))
@@ -83,7 +83,7 @@ func (s *Store) ExchangeSummaryByID(ctx context.Context, userID, id int64) (Exch
 	var row ExchangeSummary
 	err := s.DB.GetContext(ctx, &row, `
 		SELECT `+exchangeColumns+`, coalesce(a.avatar, '') AS agent_avatar,
-		       (SELECT count(*) FROM chat_message m WHERE m.exchange_id = e.id AND m.role = 'user') AS turns
+		       `+turnsOf+` AS turns
 		FROM chat_exchange e LEFT JOIN agents a ON a.id = e.agent_id
 		WHERE e.id = $1 AND e.user_id = $2 AND e.deleted_at IS NULL`, id, userID)
 	return row, notFound(err, "exchange summary")

@@ -35,7 +35,7 @@ const overviewSelect = `
 	       coalesce(r.id, 0) AS answer_id, coalesce(r.content, '') AS response, coalesce(r.agent_type, '') AS agent_type,
 	       coalesce(r.status, '') AS status, coalesce(r.metadata, '{}'::jsonb) AS metadata,
 	       r.feedback, coalesce(r.feedback_reason, '') AS feedback_reason,
-	       (SELECT count(*) FROM chat_message c WHERE c.exchange_id = e.id AND c.role = 'user') AS turns
+	       ` + turnsOf + ` AS turns
 	FROM chat_exchange e
 	LEFT JOIN LATERAL (SELECT id, content, created_at FROM chat_message
 		WHERE exchange_id = e.id AND role = 'user' ORDER BY position, id LIMIT 1) q ON true

@@ -207,7 +207,7 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	if err != nil {
 		return t, err
 	}
-	err = s.DB.GetContext(ctx, &t.Turns, `SELECT count(*) FROM chat_message WHERE exchange_id = $1 AND role = 'user'`, t.Exchange.ID)
+	err = s.DB.GetContext(ctx, &t.Turns, `SELECT `+turnsOf+` FROM chat_exchange e WHERE e.id = $1`, t.Exchange.ID)
 	return t, notFound(err, "count turns")
 }
 

@@ -12,7 +12,7 @@ func (s *Store) PageExchanges(ctx context.Context, userID, pageID int64, limit i
 	var rows []ExchangeSummary
 	err := s.DB.SelectContext(ctx, &rows, `
 		SELECT `+exchangeColumns+`, coalesce(a.avatar, '') AS agent_avatar,
-		       (SELECT count(*) FROM chat_message m WHERE m.exchange_id = e.id AND m.role = 'user') AS turns
+		       `+turnsOf+` AS turns
 		FROM chat_exchange e LEFT JOIN agents a ON a.id = e.agent_id
 		WHERE e.page_id = $1 AND e.user_id = $2 AND e.deleted_at IS NULL
 		  AND EXISTS (SELECT 1 FROM pages p WHERE p.id = e.page_id AND p.owner_id = $2 AND p.deleted_at IS NULL)

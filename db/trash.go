@@ -30,6 +30,15 @@ func (s *Store) TrashExchanges(ctx context.Context, userID int64, ids []int64) (
 	return out, notFound(err, "trash exchanges")
 }
 
+// TrashedAmong returns the ids among ids of the user's general exchanges that are in the Trash
+// (others' and missing ids are left out), by primary key.
+func (s *Store) TrashedAmong(ctx context.Context, userID int64, ids []int64) ([]int64, error) {
+	var out []int64
+	err := s.DB.SelectContext(ctx, &out, `SELECT id FROM chat_exchange
+		WHERE id = ANY($2) AND user_id = $1 AND page_id IS NULL AND deleted_at IS NOT NULL ORDER BY id`, userID, int64Array(ids))
+	return out, notFound(err, "trashed among")
+}
+
 // ClearGeneralHistory moves every live general (page-less) exchange of the user to the trash and
 // returns how many it moved. Page chats are cleared from their page, not here.
 func (s *Store) ClearGeneralHistory(ctx context.Context, userID int64) (int64, error) {
@@ -57,6 +66,46 @@ func (s *Store) PurgeExchanges(ctx context.Context, userID int64, ids []int64) (
 	err := s.DB.SelectContext(ctx, &out, `DELETE FROM chat_exchange
 		WHERE user_id = $1 AND id = ANY($2) AND page_id IS NULL AND deleted_at IS NOT NULL RETURNING id`, userID, int64Array(ids))
 	return out, notFound(err, "purge exchanges")
+}
+
+// trashChunk bounds how many conversations one statement of RestoreTrash or EmptyTrash touches.
+const trashChunk = 500
+
+// RestoreTrash takes every general exchange the user had in the Trash when called out of it, in
+// statements of at most trashChunk rows on chat_exchange_user_trash_idx, and returns how many.
+func (s *Store) RestoreTrash(ctx context.Context, userID int64) (int64, error) {
+	return s.inChunks(ctx, userID, `UPDATE chat_exchange SET deleted_at = NULL WHERE id IN (`+trashedBefore+`)`)
+}
+
+// EmptyTrash deletes for good every general exchange the user had in the Trash when called, with
+// their messages and share links, in statements of at most trashChunk rows, and returns how many.
+func (s *Store) EmptyTrash(ctx context.Context, userID int64) (int64, error) {
+	return s.inChunks(ctx, userID, `DELETE FROM chat_exchange WHERE id IN (`+trashedBefore+`)`)
+}
+
+// trashedBefore selects up to $3 of user $1's trashed general exchanges deleted by $2.
+const trashedBefore = `SELECT id FROM chat_exchange WHERE user_id = $1 AND page_id IS NULL
+	AND deleted_at IS NOT NULL AND deleted_at <= $2 ORDER BY deleted_at DESC, id DESC LIMIT $3`
+
+// inChunks runs stmt (with trashedBefore's parameters) until it touches no more rows; conversations
+// trashed meanwhile are left alone.
+func (s *Store) inChunks(ctx context.Context, userID int64, stmt string) (int64, error) {
+	var start time.Time
+	if err := s.DB.GetContext(ctx, &start, `SELECT statement_timestamp()`); err != nil {
+		return 0, notFound(err, "trash start")
+	}
+	var total int64
+	for {
+		res, err := s.DB.ExecContext(ctx, stmt, userID, start, trashChunk)
+		if err != nil {
+			return total, notFound(err, "trash chunk")
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		if n < trashChunk {
+			return total, nil
+		}
+	}
 }
 
 // TrashCursor is a keyset position in the trash: the last row's (deleted_at, id).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -54,7 +55,8 @@ func (a *app) renderChatPage(c echo.Context, exchangeID int64) error {
 }
 
 // renderChatPageWith renders the whole chat page, with the history sidebar's first page, around a
-// built pane. /chat/new?undo=ids (after the open conversation was deleted) shows the Undo toast.
+// built pane. /chat/new?undo=ids&was=id (after the open conversation id was deleted) shows the Undo
+// toast for those of ids still in the viewer's Trash.
 // Guests, the widget and team chats get their own page around the pane (renderAgentPage).
 func (a *app) renderChatPageWith(c echo.Context, pane views.ChatPane, status int) error {
 	if viewer(c) == nil || pane.Embed || pane.Team != nil {
@@ -73,7 +75,16 @@ func (a *app) renderChatPageWith(c echo.Context, pane views.ChatPane, status int
 	}
 	p := views.ChatPage{Page: page(c, title, "chat"), Pane: pane, History: items, HistoryMore: more}
 	if ids := undoParam(c.QueryParam("undo")); len(ids) > 0 && pane.ExchangeID == 0 {
-		p.Undo = undoOf(ids)
+		trashed, err := a.store.TrashedAmong(c.Request().Context(), viewer(c).ID, ids)
+		if err != nil {
+			return err
+		}
+		if len(trashed) > 0 {
+			p.Undo = undoOf(trashed)
+			if was, _ := strconv.ParseInt(c.QueryParam("was"), 10, 64); slices.Contains(trashed, was) {
+				p.Undo.Open = was
+			}
+		}
 	}
 	return render(c, status, views.ChatPageView(p))
 }

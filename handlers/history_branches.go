@@ -23,12 +23,19 @@ const conversationWindow = 40
 // pane's Older, From and FocusMessage.
 func (a *app) conversationWindow(c echo.Context, pane *views.ChatPane, e db.Exchange) ([]db.Message, error) {
 	ctx := c.Request().Context()
+	from, _ := strconv.Atoi(c.QueryParam("from"))
+	mid, err := strconv.ParseInt(c.QueryParam("m"), 10, 64)
+	if err == nil && mid > 0 && e.LeafMessageID != nil {
+		// A hit in an older version opens that version (as switching to it does).
+		if err := a.store.ShowVersionOf(ctx, e.ID, mid); err != nil {
+			return nil, err
+		}
+	}
 	msgs, older, err := a.store.ExchangeWindow(ctx, e.ID, 0, conversationWindow)
 	if err != nil {
 		return nil, err
 	}
-	from, _ := strconv.Atoi(c.QueryParam("from"))
-	if mid, err := strconv.ParseInt(c.QueryParam("m"), 10, 64); err == nil && mid > 0 {
+	if mid > 0 {
 		if m, err := a.store.MessageByID(ctx, e.ID, mid); err == nil {
 			from = max(m.Position-2, 1)
 			pane.FocusMessage = views.MessageElementID(mid)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -49,14 +50,18 @@ func (a *app) trash(c echo.Context, ids []int64) error {
 	}
 	undo := undoOf(moved)
 	open := openExchange(c)
-	if !isFragment(c) || slices.Contains(moved, open) {
+	if slices.Contains(moved, open) {
+		return redirect(c, "/chat/new?undo="+joinIDs(moved)+"&was="+strconv.FormatInt(open, 10))
+	}
+	if !isFragment(c) {
 		return redirect(c, "/chat/new?undo="+joinIDs(moved))
 	}
 	return render(c, http.StatusOK, templ.Join(views.HistoryRemove(moved), views.UndoToast(undo, true)))
 }
 
 // submitRestore takes conversations out of the Trash (the toast's Undo) and answers with the
-// sidebar's first page, so they are back in their places.
+// sidebar's first page, so they are back in their places. When the restored conversations include
+// the one that was open (form field open), it opens again; otherwise ?undo leaves the address.
 func (a *app) submitRestore(c echo.Context) error {
 	ids, err := formIDs(c)
 	if err != nil {
@@ -69,8 +74,14 @@ func (a *app) submitRestore(c echo.Context) error {
 	if len(restored) == 0 {
 		return db.ErrNotFound
 	}
+	if open, _ := strconv.ParseInt(c.FormValue("open"), 10, 64); slices.Contains(restored, open) {
+		return redirect(c, sessionURL(open))
+	}
 	if !isFragment(c) {
 		return c.Redirect(http.StatusSeeOther, sessionURL(restored[0]))
+	}
+	if cur, err := url.Parse(c.Request().Header.Get("HX-Current-URL")); err == nil && cur.Query().Has("undo") {
+		c.Response().Header().Set("HX-Replace-Url", cur.Path)
 	}
 	items, more, err := a.historyPage(c, nil)
 	if err != nil {
@@ -126,6 +137,23 @@ func (a *app) submitTrashRestore(c echo.Context) error {
 	}
 	if len(restored) == 0 {
 		return db.ErrNotFound
+	}
+	return redirect(c, "/history/trash")
+}
+
+// submitRestoreAll takes every conversation out of the viewer's Trash and shows the Trash again.
+func (a *app) submitRestoreAll(c echo.Context) error {
+	if _, err := a.store.RestoreTrash(c.Request().Context(), viewer(c).ID); err != nil {
+		return err
+	}
+	return redirect(c, "/history/trash")
+}
+
+// submitEmptyTrash deletes every conversation in the viewer's Trash forever (the page asks for
+// confirmation first) and shows the empty Trash.
+func (a *app) submitEmptyTrash(c echo.Context) error {
+	if _, err := a.store.EmptyTrash(c.Request().Context(), viewer(c).ID); err != nil {
+		return err
 	}
 	return redirect(c, "/history/trash")
 }

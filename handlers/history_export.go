@@ -118,7 +118,7 @@ func conversationMarkdown(conv exportedConversation, agents map[int64]db.Agent) 
 			if m.Feedback != nil {
 				fmt.Fprintf(&b, "_Feedback: %s", *m.Feedback)
 				if m.FeedbackReason != "" {
-					fmt.Fprintf(&b, " — %s", m.FeedbackReason)
+					fmt.Fprintf(&b, " — %s", plainMarkdown(m.FeedbackReason))
 				}
 				b.WriteString("_\n\n")
 			}
@@ -139,6 +139,21 @@ func conversationMarkdown(conv exportedConversation, agents map[int64]db.Agent) 
 		}
 	}
 	return b.String()
+}
+
+// markdownEscaper escapes the characters that make Markdown syntax (and HTML) in a line of text.
+var markdownEscaper = func() *strings.Replacer {
+	var pairs []string
+	for _, r := range "\\`*_{}[]()#+-.!|~" {
+		pairs = append(pairs, string(r), "\\"+string(r))
+	}
+	return strings.NewReplacer(append(pairs, "&", "&amp;", "<", "&lt;", ">", "&gt;")...)
+}()
+
+// plainMarkdown is typed text (a feedback reason) as one line of Markdown that reads as the text:
+// white space runs are one space, and Markdown syntax and HTML are escaped.
+func plainMarkdown(s string) string {
+	return markdownEscaper.Replace(strings.Join(strings.Fields(s), " "))
 }
 
 // fence puts text in a fenced code block longer than any backtick run inside it.

@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"parley/db"
@@ -132,9 +134,10 @@ func (a *app) submitRename(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	title := strings.Join(strings.Fields(c.FormValue("title")), " ")
-	if problem := checkTitle(title); problem != "" {
-		item.Title = c.FormValue("title")
+	raw := c.FormValue("title")
+	title, problem := cleanTitle(raw)
+	if problem != "" {
+		item.Title = strings.ReplaceAll(strings.ToValidUTF8(raw, "\uFFFD"), "\x00", "")
 		return render(c, http.StatusUnprocessableEntity, views.RenameForm(item, problem))
 	}
 	if _, err := a.store.RenameExchange(c.Request().Context(), viewer(c).ID, item.ID, title); err != nil {
@@ -144,20 +147,40 @@ func (a *app) submitRename(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, sessionURL(item.ID))
 	}
 	item.Title = title
+	if item.Active {
+		return render(c, http.StatusOK, templ.Join(views.DocumentTitle(title), views.HistoryItemView(item)))
+	}
 	return render(c, http.StatusOK, views.HistoryItemView(item))
 }
 
-// checkTitle is why a title cannot be stored, or "".
-func checkTitle(t string) string {
-	switch {
-	case !utf8.ValidString(t) || strings.ContainsRune(t, 0):
-		return "The title contains bytes that are not valid text."
-	case t == "":
-		return "Type a title."
-	case utf8.RuneCountInString(t) > maxTitleChars:
-		return fmt.Sprintf("A title has at most %d characters.", maxTitleChars)
+// cleanTitle is a typed title as stored (bidi controls removed, runs of white space one space) and
+// why it cannot be stored ("" when it can): invalid text, nothing visible, or too long.
+func cleanTitle(raw string) (string, string) {
+	if !utf8.ValidString(raw) || strings.ContainsRune(raw, 0) {
+		return "", "The title contains bytes that are not valid text."
 	}
-	return ""
+	t := strings.Join(strings.Fields(strings.Map(dropBidi, raw)), " ")
+	switch {
+	case strings.IndexFunc(t, visible) < 0:
+		return "", "Type a title."
+	case utf8.RuneCountInString(t) > maxTitleChars:
+		return "", fmt.Sprintf("A title has at most %d characters.", maxTitleChars)
+	}
+	return t, ""
+}
+
+// dropBidi removes the bidirectional embedding, override and isolate controls (U+202A–202E,
+// U+2066–2069), which can make a title read differently from what it is.
+func dropBidi(r rune) rune {
+	if (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069) {
+		return -1
+	}
+	return r
+}
+
+// visible is true for a rune that shows: not white space and not a format character (U+200B…).
+func visible(r rune) bool {
+	return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r)
 }
 
 // historyItem reads the :id conversation of the viewer as a sidebar item; someone else's is 404.

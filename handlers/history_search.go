@@ -17,8 +17,8 @@ import (
 const searchLimit = 30
 
 // showSearch answers the sidebar's search box: the viewer's conversations whose title or messages
-// match ?q, with highlighted snippets, each opening at its matching message. An empty box answers
-// nothing (the list shows again).
+// match ?q, with highlighted snippets, each opening at its matching message: the best searchLimit,
+// saying when more match. An empty box answers nothing (the list shows again).
 func (a *app) showSearch(c echo.Context) error {
 	q := strings.TrimSpace(c.QueryParam("q"))
 	if q == "" {
@@ -30,10 +30,12 @@ func (a *app) showSearch(c echo.Context) error {
 	if utf8.RuneCountInString(q) > 200 {
 		return fault.Field("q", "A search has at most 200 characters.")
 	}
-	hits, err := a.store.SearchConversations(c.Request().Context(), viewer(c).ID, q, searchLimit)
+	hits, err := a.store.SearchConversations(c.Request().Context(), viewer(c).ID, q, searchLimit+1)
 	if err != nil {
 		return err
 	}
+	more := len(hits) > searchLimit
+	hits = hits[:min(len(hits), searchLimit)]
 	out := make([]views.SearchResultView, len(hits))
 	for i, h := range hits {
 		out[i] = views.SearchResultView{URL: sessionURL(h.ExchangeID), Title: parts(displayTitle(h.Title)), Snippet: parts(h.Snippet), At: h.At}
@@ -41,7 +43,7 @@ func (a *app) showSearch(c echo.Context) error {
 			out[i].URL = fmt.Sprintf("%s?m=%d#message-%d", sessionURL(h.ExchangeID), h.MessageID, h.MessageID)
 		}
 	}
-	return render(c, http.StatusOK, views.SearchResults(q, out))
+	return render(c, http.StatusOK, views.SearchResults(q, out, more))
 }
 
 // markup is the Markdown punctuation left out of snippets, which show plain text.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -16,22 +17,25 @@ import (
 	"parley/views"
 )
 
-// sharedMessage is one message as frozen in a share snapshot: what the read-only page shows, and
-// nothing else (no ids, metadata or feedback).
+// sharedMessage is one question or answer as frozen in a share snapshot: what the read-only page
+// shows, and nothing else (no ids, metadata, feedback, reasoning or tool items, which may quote the
+// owner's other conversations).
 type sharedMessage struct {
-	Role          string    `json:"role"`
-	Content       string    `json:"content"`
-	Status        string    `json:"status"`
-	AgentName     string    `json:"agent_name,omitempty"`
-	AgentAvatar   string    `json:"agent_avatar,omitempty"`
-	ToolName      string    `json:"tool_name,omitempty"`
-	ToolArguments string    `json:"tool_arguments,omitempty"`
-	ToolResult    string    `json:"tool_result,omitempty"`
-	DurationMS    int       `json:"duration_ms,omitempty"`
-	CreatedAt     time.Time `json:"created_at"`
+	Role        string    `json:"role"`
+	Content     string    `json:"content"`
+	Status      string    `json:"status"`
+	AgentName   string    `json:"agent_name,omitempty"`
+	AgentAvatar string    `json:"agent_avatar,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
 }
 
-// showShares lists the conversation's share links, to create one or revoke them.
+// shared reports whether a message of role goes into share snapshots: questions and answers only.
+func shared(role string) bool {
+	return role == db.RoleUser || role == db.RoleAssistant
+}
+
+// showShares lists the conversation's share links (under PARLEY_PUBLIC_URL), to create one or
+// revoke them.
 func (a *app) showShares(c echo.Context) error {
 	e, err := a.ownExchange(c)
 	if err != nil {
@@ -41,9 +45,10 @@ func (a *app) showShares(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	base := strings.TrimRight(a.cfg.PublicURL, "/")
 	links := make([]views.ShareLink, len(shares))
 	for i, s := range shares {
-		links[i] = views.ShareLink{ID: s.ID, URL: c.Scheme() + "://" + c.Request().Host + "/share/" + s.Token, CreatedAt: s.CreatedAt, Revoked: s.RevokedAt != nil}
+		links[i] = views.ShareLink{ID: s.ID, URL: base + "/share/" + s.Token, CreatedAt: s.CreatedAt, Revoked: s.RevokedAt != nil}
 	}
 	return render(c, http.StatusOK, views.SharesPage(page(c, "Share", "chat"), e.ID, displayTitle(e.Title), links))
 }
@@ -65,11 +70,10 @@ func (a *app) submitShare(c echo.Context) error {
 	}
 	snap := make([]sharedMessage, 0, len(msgs))
 	for _, m := range msgs {
-		s := sharedMessage{Role: m.Role, Content: m.Content, Status: m.Status, ToolName: m.ToolName,
-			ToolArguments: m.ToolArguments, ToolResult: m.ToolResult, CreatedAt: m.CreatedAt}
-		if m.DurationMS != nil {
-			s.DurationMS = *m.DurationMS
+		if !shared(m.Role) {
+			continue
 		}
+		s := sharedMessage{Role: m.Role, Content: m.Content, Status: m.Status, CreatedAt: m.CreatedAt}
 		if m.AgentID != nil {
 			s.AgentName, s.AgentAvatar = agents[*m.AgentID].Name, agents[*m.AgentID].Avatar
 		}
@@ -121,15 +125,16 @@ func (a *app) showShared(c echo.Context) error {
 	}
 	msgs := make([]views.MessageView, 0, len(snap))
 	for _, m := range snap {
-		v := views.MessageView{Role: m.Role, Status: m.Status, At: m.CreatedAt, AgentName: m.AgentName, AgentAvatar: m.AgentAvatar,
-			ToolLabel: toolLabel(m.ToolName), DurationMS: m.DurationMS, Arguments: prettyJSON(m.ToolArguments), Result: prettyJSON(m.ToolResult)}
+		if !shared(m.Role) {
+			continue // snapshots stored before tool items were left out
+		}
+		v := views.MessageView{Role: m.Role, Status: m.Status, At: m.CreatedAt, AgentName: m.AgentName, AgentAvatar: m.AgentAvatar}
 		if v.AgentName == "" {
 			v.AgentName, v.AgentAvatar = "Assistant", "✨"
 		}
-		switch m.Role {
-		case db.RoleAssistant:
+		if m.Role == db.RoleAssistant {
 			v.HTML = markdown.RenderFinal(m.Content)
-		default:
+		} else {
 			v.Text = m.Content
 		}
 		msgs = append(msgs, v)

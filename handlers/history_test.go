@@ -127,7 +127,7 @@ func TestDeleteUndoTrashRestorePurgeAndClear(t *testing.T) {
 	req.Header.Set("HX-Request", "true")
 	req.Header.Set("HX-Current-URL", c.URL(fmt.Sprintf("/sessions/%d/chat", b)))
 	res = c.Do(req)
-	if to := res.Header.Get("HX-Redirect"); to != fmt.Sprintf("/chat/new?undo=%d", b) {
+	if to := res.Header.Get("HX-Redirect"); to != fmt.Sprintf("/chat/new?undo=%d&was=%d", b, b) {
 		t.Fatalf("deleting the open conversation redirects to %q", to)
 	}
 	if !strings.Contains(c.Get(res.Header.Get("HX-Redirect")).Body, `data-testid="undo"`) {

@@ -17,6 +17,8 @@ func (a *app) historyRoutes(e *echo.Echo) {
 	e.GET("/history/search", a.showSearch, a.requireViewer)
 	e.POST("/history/trash/restore", a.submitTrashRestore, a.requireViewer)
 	e.POST("/history/trash/purge", a.submitPurge, a.requireViewer)
+	e.POST("/history/trash/restore-all", a.submitRestoreAll, a.requireViewer)
+	e.POST("/history/trash/empty", a.submitEmptyTrash, a.requireViewer)
 
 	e.GET("/sessions/:id/item", a.showHistoryItem, a.requireOwner)
 	e.GET("/sessions/:id/rename", a.showRenameForm, a.requireOwner)

@@ -89,13 +89,22 @@ func historyURL(exchangeID int64, suffix string) string {
 	return "/sessions/" + strconv.FormatInt(exchangeID, 10) + suffix
 }
 
-// idsJSON is the hx-vals of a request about conversations: {"ids": ["1", "2"]}.
-func idsJSON(ids []int64) string {
+// idsOf spells ids as strings, as form values.
+func idsOf(ids []int64) []string {
 	s := make([]string, len(ids))
 	for i, id := range ids {
 		s[i] = strconv.FormatInt(id, 10)
 	}
-	b, _ := json.Marshal(map[string][]string{"ids": s})
+	return s
+}
+
+// undoJSON is the hx-vals of the Undo toast's restore: {"ids": ["1", "2"], "open": "1"}.
+func undoJSON(u Undo) string {
+	vals := map[string]any{"ids": idsOf(u.IDs)}
+	if u.Open != 0 {
+		vals["open"] = strconv.FormatInt(u.Open, 10)
+	}
+	b, _ := json.Marshal(vals)
 	return string(b)
 }
 

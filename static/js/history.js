@@ -65,21 +65,50 @@
     keep = null;
   });
 
-  // Copy the whole conversation (its Markdown export) to the clipboard.
+  // Copy the whole conversation (its Markdown export) to the clipboard: with ClipboardItem (the
+  // write starts within the click, as Safari needs), else navigator.clipboard.writeText, else a
+  // selected textarea and execCommand("copy"). The label says how it went, then reads Copy all.
   function copyConversation(button) {
-    if (!navigator.clipboard || !window.ClipboardItem) return;
     var text = fetch(button.getAttribute("data-copy-conversation"), { credentials: "same-origin" })
       .then(function (r) {
         if (!r.ok) throw new Error("export failed");
-        return r.blob();
-      })
-      .then(function (b) { return new Blob([b], { type: "text/plain" }); });
-    navigator.clipboard.write([new ClipboardItem({ "text/plain": text })]).then(function () {
-      button.textContent = "Copied";
-      setTimeout(function () { button.textContent = "Copy all"; }, 1500);
-    }, function () {
-      button.textContent = "Copy failed";
-    });
+        return r.text();
+      });
+    var copied;
+    if (navigator.clipboard && window.ClipboardItem) {
+      var blob = text.then(function (t) { return new Blob([t], { type: "text/plain" }); });
+      copied = navigator.clipboard.write([new ClipboardItem({ "text/plain": blob })])
+        .then(function () { return true; }, function () { return text.then(writeText); });
+    } else {
+      copied = text.then(writeText);
+    }
+    copied.then(function (ok) { copyDone(button, ok); }, function () { copyDone(button, false); });
+  }
+
+  function writeText(t) {
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      return navigator.clipboard.writeText(t).then(function () { return true; }, function () { return execCopy(t); });
+    }
+    return execCopy(t);
+  }
+
+  function execCopy(t) {
+    var area = document.createElement("textarea");
+    area.value = t;
+    area.setAttribute("readonly", "");
+    area.className = "fixed left-0 top-0 h-px w-px opacity-0";
+    document.body.appendChild(area);
+    area.focus();
+    area.select();
+    var ok = false;
+    try { ok = document.execCommand("copy"); } catch (e) { ok = false; }
+    area.remove();
+    return ok;
+  }
+
+  function copyDone(button, ok) {
+    button.textContent = ok ? "Copied" : "Copy failed";
+    setTimeout(function () { button.textContent = "Copy all"; }, ok ? 1500 : 3000);
   }
 
   document.addEventListener("htmx:load", function () { armUndo(); });
