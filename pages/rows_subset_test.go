@@ -78,11 +78,13 @@ func TestEverySubsetOfRowsAppliesOnlyThoseOperations(t *testing.T) {
 					continue
 				}
 			}
+			// A patch the engine refuses for this document (e.g. a section added under a
+			// heading that already exists) has no rows to pick; refusals are tested elsewhere.
+			e, err := NewSectionPatch(doc, o.op, o.target, o.content, "")
+			if err != nil {
+				continue
+			}
 			t.Run(fmt.Sprintf("doc%d-op%d", di, oi), func(t *testing.T) {
-				e, err := NewSectionPatch(doc, o.op, o.target, o.content, "")
-				if err != nil {
-					t.Skip(err)
-				}
 				r := Check(e, markdown.ContentHash(doc), doc)
 				if r.Stale {
 					t.Fatal(r.Reason)
