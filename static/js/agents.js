@@ -43,12 +43,9 @@
     toggleTeam(event);
     if (event.target.closest("#chat-widget-button")) setOpen(panel().classList.contains("hidden"));
     var copy = event.target.closest("[data-copy-target]");
-    if (copy && navigator.clipboard) {
+    if (copy) {
       var source = document.getElementById(copy.getAttribute("data-copy-target"));
-      navigator.clipboard.writeText(source.value || source.textContent).then(function () {
-        copy.textContent = "Copied";
-        setTimeout(function () { copy.textContent = "Copy"; }, 1500);
-      });
+      Parley.copyText(copy, source.value || source.textContent);
     }
   });
 

@@ -1,4 +1,18 @@
 // Parley's own browser code. No inline scripts: the Content-Security-Policy forbids them.
+
+// Helpers the other scripts share (app.js loads first; all scripts are deferred, in order).
+window.Parley = {
+  // copyText puts text on the clipboard and says "Copied" on button for a moment (no clipboard,
+  // as on plain http: nothing happens).
+  copyText: function (button, text) {
+    if (!navigator.clipboard) return;
+    navigator.clipboard.writeText(text).then(function () {
+      button.textContent = "Copied";
+      setTimeout(function () { button.textContent = "Copy"; }, 1500);
+    });
+  }
+};
+
 (function () {
   "use strict";
 

@@ -79,7 +79,7 @@
     var copy = event.target.closest("[data-copy-message]");
     if (copy) copyMessage(copy);
     var copyCode = event.target.closest("[data-copy-code]");
-    if (copyCode) copyText(copyCode, copyCode.parentNode.querySelector("pre").innerText);
+    if (copyCode) Parley.copyText(copyCode, copyCode.parentNode.querySelector("pre").innerText);
   });
 
   function toggleTools(button) {
@@ -101,15 +101,7 @@
     clean.style.left = "-99999px";
     var text = clean.innerText;
     clean.remove();
-    copyText(button, text);
-  }
-
-  function copyText(button, text) {
-    if (!navigator.clipboard) return;
-    navigator.clipboard.writeText(text).then(function () {
-      button.textContent = "Copied";
-      setTimeout(function () { button.textContent = "Copy"; }, 1500);
-    });
+    Parley.copyText(button, text);
   }
 
   // Enter sends, Shift+Enter adds a new line (and nothing sends while an IME composes).
