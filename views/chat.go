@@ -151,7 +151,7 @@ func (p ChatPane) PostURL() string {
 		}
 		return "/chat/messages"
 	}
-	return "/sessions/" + strconv.FormatInt(p.ExchangeID, 10) + "/messages"
+	return historyURL(p.ExchangeID, "/messages")
 }
 
 func (p ChatPane) newChatURL() string {
@@ -165,13 +165,9 @@ func (p ChatPane) newChatURL() string {
 // start there too.
 func (p ChatPane) streamURL() string {
 	if p.From > 0 {
-		return p.sessionURL("/events?from=" + strconv.Itoa(p.From))
+		return historyURL(p.ExchangeID, "/events?from="+strconv.Itoa(p.From))
 	}
-	return p.sessionURL("/events")
-}
-
-func (p ChatPane) sessionURL(suffix string) string {
-	return "/sessions/" + strconv.FormatInt(p.ExchangeID, 10) + suffix
+	return historyURL(p.ExchangeID, "/events")
 }
 
 // MessageElementID is the HTML id of a message's element: "message-42".

@@ -43,10 +43,6 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func retryURL(exchangeID, messageID int64) string {
-	return "/sessions/" + strconv.FormatInt(exchangeID, 10) + "/messages/" + strconv.FormatInt(messageID, 10) + "/retry"
-}
-
 // isImageAvatar reports whether an avatar is an uploaded image (validated data:image URL).
 func isImageAvatar(avatar string) bool { return strings.HasPrefix(avatar, "data:image/") }
 
@@ -84,7 +80,7 @@ func accentSwatch(accent string) string {
 	return "bg-indigo-600"
 }
 
-// historyURL is a conversation's history action URL: /sessions/{id}{suffix}.
+// historyURL is a conversation's URL or action URL: /sessions/{id}{suffix}.
 func historyURL(exchangeID int64, suffix string) string {
 	return "/sessions/" + strconv.FormatInt(exchangeID, 10) + suffix
 }
