@@ -62,16 +62,13 @@ type ChatPane struct {
 	FocusMessage string
 }
 
-// AgentView is how an agent is shown. Avatar is an emoji or text, or a data:image URL (AvatarImage).
+// AgentView is how an agent is shown. Avatar is an emoji or text, or a data:image URL.
 // Accent names the theme's colour ("" = the default indigo); ShowReasoning false hides reasoning items.
 type AgentView struct {
 	Name, Avatar, Welcome string
 	Accent                string
 	ShowReasoning         bool
 }
-
-// AvatarImage reports whether the avatar is an uploaded image (a data:image URL).
-func (a AgentView) AvatarImage() bool { return isImageAvatar(a.Avatar) }
 
 // welcomeHTML is the welcome message (markdown) as sanitised HTML.
 func (a AgentView) welcomeHTML() string { return markdown.Render(a.Welcome) }
