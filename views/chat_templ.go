@@ -497,7 +497,7 @@ func connDot(exchangeID int64) templ.Component {
 	})
 }
 
-// ChatStatus tells app.js whether an answer is being generated; streamed events replace it.
+// ChatStatus tells chat.js whether an answer is being generated; streamed events replace it.
 func ChatStatus(busy, oob bool) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
