@@ -23,11 +23,8 @@ type AgentRow struct {
 	HasPassword, Disabled, Builtin        bool
 }
 
-// ChatURL is the signed-in chat with the agent.
-func (r AgentRow) ChatURL() string { return "/agents/" + strconv.FormatInt(r.ID, 10) + "/chat" }
-
-// EditURL is the agent's settings page.
-func (r AgentRow) EditURL() string { return "/agents/" + strconv.FormatInt(r.ID, 10) + "/edit" }
+// agentURL is an agent's page or action URL: /agents/{id}{suffix} (/chat, /edit, /delete …).
+func agentURL(id int64, suffix string) string { return "/agents/" + strconv.FormatInt(id, 10) + suffix }
 
 // AgentFormPage is the create or edit form of an agent. ID is 0 for a new one.
 type AgentFormPage struct {
@@ -53,9 +50,5 @@ func (f AgentFormPage) Action() string {
 	if f.ID == 0 {
 		return "/agents"
 	}
-	return "/agents/" + strconv.FormatInt(f.ID, 10)
-}
-
-func (f AgentFormPage) actionURL(suffix string) string {
-	return "/agents/" + strconv.FormatInt(f.ID, 10) + suffix
+	return agentURL(f.ID, "")
 }
