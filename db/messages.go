@@ -161,13 +161,8 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 					WHERE parent_id = $1 AND role = 'assistant' ORDER BY id LIMIT 1`, t.User.ID)
 			}
 		}
-		var unfinished bool
-		if err := tx.GetContext(ctx, &unfinished, `SELECT EXISTS (SELECT 1 FROM chat_message
-			WHERE exchange_id = $1 AND status IN ('pending', 'streaming'))`, t.Exchange.ID); err != nil {
+		if err := idle(ctx, tx, t.Exchange.ID); err != nil {
 			return err
-		}
-		if unfinished {
-			return ErrBusy
 		}
 		var parent *int64
 		var next int
