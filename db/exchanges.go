@@ -35,11 +35,6 @@ type ExchangeSummary struct {
 const exchangeColumns = `e.id, coalesce(e.user_id, 0) AS user_id, coalesce(e.guest_session_id, 0) AS guest_session_id,
 	e.agent_id, e.team_id, e.page_id, e.title, e.model, e.created_at, e.updated_at, e.leaf_message_id`
 
-// UserExchange returns the user's live exchange by id; anyone else's (or a deleted one) is ErrNotFound.
-func (s *Store) UserExchange(ctx context.Context, userID, id int64) (Exchange, error) {
-	return s.OwnerExchange(ctx, Owner{UserID: userID}, id)
-}
-
 // LatestGeneralExchange returns the user's most recently active general (page-less) exchange.
 func (s *Store) LatestGeneralExchange(ctx context.Context, userID int64) (Exchange, error) {
 	var e Exchange
