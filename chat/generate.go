@@ -359,6 +359,12 @@ func (g *Generator) route(ctx context.Context, job Job, history []db.Message) db
 	if handoff == nil {
 		return job.Agent
 	}
+	return g.handOff(ctx, job, chosen, handoff)
+}
+
+// handOff records that chosen answers the turn (handoff_info in the answer's metadata), publishes
+// the change and returns chosen; when it cannot be recorded, job.Agent answers.
+func (g *Generator) handOff(ctx context.Context, job Job, chosen db.Agent, handoff *Handoff) db.Agent {
 	meta, _ := json.Marshal(map[string]any{"handoff_info": handoff})
 	if err := g.Store.HandOff(ctx, job.AnswerID, chosen.ID, chosen.AgentType, meta); err != nil {
 		g.Log.Error("recording hand-off", "error", err)
