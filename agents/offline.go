@@ -79,6 +79,9 @@ type offlineReply struct {
 func (o *Offline) Stream(ctx context.Context, req Request, emit func(Event) error) (Result, error) {
 	a := newAssembler(emit)
 	reply := offlineReplyTo(req)
+	if reply.call != nil {
+		reply.call.ID = "call_offline_" + strconv.Itoa(len(req.Messages))
+	}
 	first := true
 	say := func(text string, send func(string) error) error {
 		for _, word := range splitWords(text) {
@@ -168,11 +171,7 @@ func offlineReplyTo(req Request) offlineReply {
 			}
 			return offlineReply{
 				reasoning: reasoning,
-				call: &ToolCall{
-					ID:        "call_offline_" + strconv.Itoa(len(req.Messages)),
-					Name:      SearchWorkspaceTool.Name,
-					Arguments: string(args),
-				},
+				call:      &ToolCall{Name: SearchWorkspaceTool.Name, Arguments: string(args)},
 			}
 		case wantsSearch:
 			return offlineReply{text: "I'm Parley's offline assistant: no language model is connected, and searching is not available here, so I can't answer that.\n\n" + offlineConnectHint}

@@ -56,11 +56,7 @@ func offlinePageReply(req Request) offlineReply {
 	text := strings.TrimSpace(last.Content)
 	for _, c := range pageCommands {
 		if m := c.re.FindStringSubmatch(text); m != nil {
-			r := c.propose(page, m)
-			if r.call != nil {
-				r.call.ID = "call_offline_" + strconv.Itoa(len(req.Messages))
-			}
-			return r
+			return c.propose(page, m)
 		}
 	}
 	return offlineReply{text: offlinePageHelp(page, "")}

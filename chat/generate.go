@@ -196,7 +196,7 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	history, err := g.Store.ExchangeMessages(store, job.ExchangeID)
 	if err != nil {
 		release()
-		g.fail(store, job, "", "internal", "The conversation could not be read.", err)
+		g.fail(store, job, "The conversation could not be read.", err)
 		return
 	}
 	job.Agent = g.route(store, job, history)
@@ -210,7 +210,7 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	if job.PageID != 0 {
 		if err := g.preparePage(store, &job, &req); err != nil {
 			release()
-			g.fail(store, job, "", "internal", "The page could not be read.", err)
+			g.fail(store, job, "The page could not be read.", err)
 			return
 		}
 	}
@@ -302,11 +302,11 @@ func failure(ctx context.Context, err error) (string, map[string]string) {
 	return db.StatusFailed, map[string]string{"kind": "internal", "message": "The answer failed."}
 }
 
-// fail stores an answer as failed before any streaming happened.
-func (g *Generator) fail(ctx context.Context, job Job, content, kind, message string, cause error) {
+// fail stores an answer as failed (kind "internal", with message) before any streaming happened.
+func (g *Generator) fail(ctx context.Context, job Job, message string, cause error) {
 	g.Log.Error("generation failed", "exchange", job.ExchangeID, "error", cause)
-	meta, _ := json.Marshal(map[string]any{"error": map[string]string{"kind": kind, "message": message}})
-	if err := g.Store.SetAnswer(ctx, job.AnswerID, content, db.StatusFailed, meta); err != nil {
+	meta, _ := json.Marshal(map[string]any{"error": map[string]string{"kind": "internal", "message": message}})
+	if err := g.Store.SetAnswer(ctx, job.AnswerID, "", db.StatusFailed, meta); err != nil {
 		g.Log.Error("storing failed answer", "error", err)
 	}
 	g.Notifier.Publish(job.ExchangeID, job.AnswerID)
@@ -359,6 +359,12 @@ func (g *Generator) route(ctx context.Context, job Job, history []db.Message) db
 	if handoff == nil {
 		return job.Agent
 	}
+	return g.handOff(ctx, job, chosen, handoff)
+}
+
+// handOff records that chosen answers the turn (handoff_info in the answer's metadata), publishes
+// the change and returns chosen; when it cannot be recorded, job.Agent answers.
+func (g *Generator) handOff(ctx context.Context, job Job, chosen db.Agent, handoff *Handoff) db.Agent {
 	meta, _ := json.Marshal(map[string]any{"handoff_info": handoff})
 	if err := g.Store.HandOff(ctx, job.AnswerID, chosen.ID, chosen.AgentType, meta); err != nil {
 		g.Log.Error("recording hand-off", "error", err)

@@ -95,13 +95,7 @@ func (g *Generator) routeTeam(ctx context.Context, job Job, history []db.Message
 	if !ok {
 		return job.Agent
 	}
-	meta, _ := json.Marshal(map[string]any{"handoff_info": handoff})
-	if err := g.Store.HandOff(ctx, job.AnswerID, chosen.ID, chosen.AgentType, meta); err != nil {
-		g.Log.Error("recording team hand-off", "error", err)
-		return job.Agent
-	}
-	g.Notifier.Publish(job.ExchangeID, job.AnswerID)
-	return chosen
+	return g.handOff(ctx, job, chosen, handoff)
 }
 
 // previousAnswerIndex is the index of the last assistant answer before answerID, or -1.

@@ -67,7 +67,7 @@ func (s *Store) UpdateAgent(ctx context.Context, m Manager, id int64, in AgentIn
 func (s *Store) SetAgentDisabled(ctx context.Context, m Manager, id int64, disabled bool) error {
 	res, err := s.DB.ExecContext(ctx, `UPDATE agents SET disabled_at = CASE WHEN $4 THEN coalesce(disabled_at, now()) END,
 		updated_at = now() WHERE id = $1 AND deleted_at IS NULL AND (owner_id = $2 OR $3)`, id, m.UserID, m.IsAdmin, disabled)
-	return affected(res, err, "disable agent")
+	return affectedOne(res, err, "disable agent")
 }
 
 // DeleteAgent marks an agent the manager may change as deleted: its link stops working, its
@@ -137,19 +137,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// affected maps an UPDATE or DELETE that touched no row to ErrNotFound.
-func affected(res interface{ RowsAffected() (int64, error) }, err error, doing string) error {
-	if err != nil {
-		return notFound(err, doing)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return notFound(err, doing)
-	}
-	if n == 0 {
-		return ErrNotFound
-	}
-	return nil
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -27,7 +28,7 @@ const apiKeyColumns = `id, user_id, name, prefix, created_at, last_used_at, revo
 const MaxLiveAPIKeys = 50
 
 // ErrTooManyAPIKeys is returned by CreateAPIKey when the account already holds MaxLiveAPIKeys.
-var ErrTooManyAPIKeys = &fault.Error{Code: fault.Conflict, Message: "You have 50 live API keys; revoke one before creating another."}
+var ErrTooManyAPIKeys = &fault.Error{Code: fault.Conflict, Message: fmt.Sprintf("You have %d live API keys; revoke one before creating another.", MaxLiveAPIKeys)}
 
 // CreateAPIKey stores a new key of the user by its SHA-256 (keyHash) and display prefix, or
 // returns ErrTooManyAPIKeys.

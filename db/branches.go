@@ -174,8 +174,7 @@ func (s *Store) Regenerate(ctx context.Context, o Owner, exchangeID, id, agentID
 			RETURNING `+messageColumns, exchangeID, parent, nullID(agentID), agentType); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE chat_exchange SET leaf_message_id = $2, updated_at = now() WHERE id = $1`, exchangeID, out.ID)
-		return err
+		return showAnswer(ctx, tx, exchangeID, out.ID)
 	})
 	return out, notFound(err, "regenerate")
 }
@@ -207,10 +206,16 @@ func (s *Store) EditQuery(ctx context.Context, o Owner, exchangeID, id int64, qu
 			exchangeID, user.ID, user.Position+1, nullID(agentID), agentType); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE chat_exchange SET leaf_message_id = $2, updated_at = now() WHERE id = $1`, exchangeID, answer.ID)
-		return err
+		return showAnswer(ctx, tx, exchangeID, answer.ID)
 	})
 	return user, answer, notFound(err, "edit query")
+}
+
+// showAnswer makes answer id the end of the branch on screen of exchange exchangeID and bumps its
+// updated_at (a new version is activity).
+func showAnswer(ctx context.Context, tx *sqlx.Tx, exchangeID, id int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE chat_exchange SET leaf_message_id = $2, updated_at = now() WHERE id = $1`, exchangeID, id)
+	return err
 }
 
 // idle is ErrBusy while the exchange has an answer being generated.

@@ -35,10 +35,9 @@ type ExchangeSummary struct {
 const exchangeColumns = `e.id, coalesce(e.user_id, 0) AS user_id, coalesce(e.guest_session_id, 0) AS guest_session_id,
 	e.agent_id, e.team_id, e.page_id, e.title, e.model, e.created_at, e.updated_at, e.leaf_message_id`
 
-// UserExchange returns the user's live exchange by id; anyone else's (or a deleted one) is ErrNotFound.
-func (s *Store) UserExchange(ctx context.Context, userID, id int64) (Exchange, error) {
-	return s.OwnerExchange(ctx, Owner{UserID: userID}, id)
-}
+// summaryFrom selects ExchangeSummary rows from chat_exchange e (add WHERE, ORDER BY, LIMIT).
+const summaryFrom = `SELECT ` + exchangeColumns + `, coalesce(a.avatar, '') AS agent_avatar, ` + turnsOf + ` AS turns
+	FROM chat_exchange e LEFT JOIN agents a ON a.id = e.agent_id`
 
 // LatestGeneralExchange returns the user's most recently active general (page-less) exchange.
 func (s *Store) LatestGeneralExchange(ctx context.Context, userID int64) (Exchange, error) {
@@ -64,10 +63,7 @@ func (s *Store) GeneralHistory(ctx context.Context, userID int64, after *History
 	if after != nil {
 		afterTime, afterID = after.UpdatedAt, after.ID
 	}
-	err := s.DB.SelectContext(ctx, &rows, `
-		SELECT `+exchangeColumns+`, coalesce(a.avatar, '') AS agent_avatar,
-		       `+turnsOf+` AS turns
-		FROM chat_exchange e LEFT JOIN agents a ON a.id = e.agent_id
+	err := s.DB.SelectContext(ctx, &rows, summaryFrom+`
 		WHERE e.user_id = $1 AND e.page_id IS NULL AND e.deleted_at IS NULL
 		  AND ($2::timestamptz IS NULL OR (e.updated_at, e.id) < ($2, $3))
 		ORDER BY e.updated_at DESC, e.id DESC
@@ -81,10 +77,7 @@ func int64Array(ids []int64) any { return pq.Array(ids) }
 // is ErrNotFound.
 func (s *Store) ExchangeSummaryByID(ctx context.Context, userID, id int64) (ExchangeSummary, error) {
 	var row ExchangeSummary
-	err := s.DB.GetContext(ctx, &row, `
-		SELECT `+exchangeColumns+`, coalesce(a.avatar, '') AS agent_avatar,
-		       `+turnsOf+` AS turns
-		FROM chat_exchange e LEFT JOIN agents a ON a.id = e.agent_id
+	err := s.DB.GetContext(ctx, &row, summaryFrom+`
 		WHERE e.id = $1 AND e.user_id = $2 AND e.deleted_at IS NULL`, id, userID)
 	return row, notFound(err, "exchange summary")
 }

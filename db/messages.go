@@ -161,13 +161,8 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 					WHERE parent_id = $1 AND role = 'assistant' ORDER BY id LIMIT 1`, t.User.ID)
 			}
 		}
-		var unfinished bool
-		if err := tx.GetContext(ctx, &unfinished, `SELECT EXISTS (SELECT 1 FROM chat_message
-			WHERE exchange_id = $1 AND status IN ('pending', 'streaming'))`, t.Exchange.ID); err != nil {
+		if err := idle(ctx, tx, t.Exchange.ID); err != nil {
 			return err
-		}
-		if unfinished {
-			return ErrBusy
 		}
 		var parent *int64
 		var next int
@@ -346,15 +341,10 @@ func (s *Store) InterruptUnfinished(ctx context.Context) (int64, error) {
 	return res.RowsAffected()
 }
 
-// RestartAnswer puts a failed, cancelled or interrupted answer back to pending for a retry, keeping
+// RestartOwnedAnswer puts a failed, cancelled or interrupted answer back to pending for a retry, keeping
 // its earlier text in metadata.previous_attempts (with how many reasoning and tool items it had; those
 // items are removed, so the new attempt's own show under the question). Only the exchange owner's
-// messages match.
-func (s *Store) RestartAnswer(ctx context.Context, userID, exchangeID, id int64) (Message, error) {
-	return s.RestartOwnedAnswer(ctx, Owner{UserID: userID}, exchangeID, id)
-}
-
-// RestartOwnedAnswer is RestartAnswer for an exchange of a user or a guest session.
+// messages (a user's or a guest session's) match.
 func (s *Store) RestartOwnedAnswer(ctx context.Context, o Owner, exchangeID, id int64) (Message, error) {
 	var m Message
 	err := s.DB.GetContext(ctx, &m, `

@@ -10,10 +10,7 @@ import (
 // first (at most limit), with their turn counts. It uses chat_exchange_page_history_idx.
 func (s *Store) PageExchanges(ctx context.Context, userID, pageID int64, limit int) ([]ExchangeSummary, error) {
 	var rows []ExchangeSummary
-	err := s.DB.SelectContext(ctx, &rows, `
-		SELECT `+exchangeColumns+`, coalesce(a.avatar, '') AS agent_avatar,
-		       `+turnsOf+` AS turns
-		FROM chat_exchange e LEFT JOIN agents a ON a.id = e.agent_id
+	err := s.DB.SelectContext(ctx, &rows, summaryFrom+`
 		WHERE e.page_id = $1 AND e.user_id = $2 AND e.deleted_at IS NULL
 		  AND EXISTS (SELECT 1 FROM pages p WHERE p.id = e.page_id AND p.owner_id = $2 AND p.deleted_at IS NULL)
 		ORDER BY e.updated_at DESC, e.id DESC

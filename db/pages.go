@@ -76,6 +76,8 @@ func (e *VersionConflict) Unwrap() error {
 
 const pageColumns = `id, owner_id, title, content, version, current_revision_id, created_at, updated_at, deleted_at`
 
+const revisionColumns = `id, page_id, version, content, edit_source, author_id, created_at`
+
 // CreatePage stores a new page with its first `user` revision (version 1).
 func (s *Store) CreatePage(ctx context.Context, ownerID int64, title, content string) (Page, error) {
 	var p Page
@@ -165,9 +167,9 @@ type PageSave struct {
 func (s *Store) SavePage(ctx context.Context, in PageSave) (Page, error) {
 	var p Page
 	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
-		if err := tx.GetContext(ctx, &p, `SELECT `+pageColumns+` FROM pages
-			WHERE id = $1 AND owner_id = $2 AND deleted_at IS NULL FOR UPDATE`, in.PageID, in.OwnerID); err != nil {
-			return notFound(err, "page for save")
+		var err error
+		if p, err = lockPage(ctx, tx, in.OwnerID, in.PageID); err != nil {
+			return err
 		}
 		if p.Title == in.Title && p.Content == in.Content {
 			return nil // an echo of what is stored (e.g. a retried save): nothing to do
@@ -265,14 +267,14 @@ func (s *Store) Revisions(ctx context.Context, ownerID, pageID int64, before, li
 // (Previous is nil for the first).
 func (s *Store) RevisionWithPrevious(ctx context.Context, ownerID, pageID, revisionID int64) (Revision, *Revision, error) {
 	var r Revision
-	err := s.DB.GetContext(ctx, &r, `SELECT r.id, r.page_id, r.version, r.content, r.edit_source, r.author_id, r.created_at
+	err := s.DB.GetContext(ctx, &r, `SELECT `+prefixed("r.", revisionColumns)+`
 		FROM page_revisions r JOIN pages p ON p.id = r.page_id
 		WHERE r.id = $1 AND r.page_id = $2 AND p.owner_id = $3 AND p.deleted_at IS NULL`, revisionID, pageID, ownerID)
 	if err != nil {
 		return r, nil, notFound(err, "revision")
 	}
 	var prev Revision
-	err = s.DB.GetContext(ctx, &prev, `SELECT id, page_id, version, content, edit_source, author_id, created_at
+	err = s.DB.GetContext(ctx, &prev, `SELECT `+revisionColumns+`
 		FROM page_revisions WHERE page_id = $1 AND version < $2 ORDER BY version DESC LIMIT 1`, pageID, r.Version)
 	if err != nil {
 		if err := notFound(err, "previous revision"); err != ErrNotFound {

@@ -127,21 +127,28 @@ func (s *Store) RejectProposal(ctx context.Context, userID, pageID, id int64) er
 		if _, err := lockPage(ctx, tx, userID, pageID); err != nil {
 			return err
 		}
-		var status string
-		if err := tx.GetContext(ctx, &status, `SELECT pr.status FROM page_edit_proposal pr
-			JOIN chat_message m ON m.id = pr.message_id
-			JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
-			WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`,
-			id, pageID); err != nil {
-			return notFound(err, "proposal to reject")
+		p, err := lockProposal(ctx, tx, pageID, id)
+		if err != nil {
+			return err
 		}
-		if status != ProposalPending {
-			return decidedError(status)
+		if p.Status != ProposalPending {
+			return decidedError(p.Status)
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE page_edit_proposal SET status = 'rejected', decided_by = $2, decided_at = now()
+		_, err = tx.ExecContext(ctx, `UPDATE page_edit_proposal SET status = 'rejected', decided_by = $2, decided_at = now()
 			WHERE id = $1`, id, userID)
 		return err
 	})
+}
+
+// lockProposal reads proposal id of page pageID for update inside tx; one whose conversation was
+// deleted is ErrNotFound. The caller has locked the page (and so checked its owner).
+func lockProposal(ctx context.Context, tx *sqlx.Tx, pageID, id int64) (Proposal, error) {
+	var p Proposal
+	err := tx.GetContext(ctx, &p, `SELECT `+proposalColumns+` FROM page_edit_proposal pr
+		JOIN chat_message m ON m.id = pr.message_id
+		JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
+		WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID)
+	return p, notFound(err, "lock proposal")
 }
 
 // AcceptProposal applies the user's pending proposal in one transaction: with the page and the
@@ -157,12 +164,9 @@ func (s *Store) AcceptProposal(ctx context.Context, userID, pageID, id int64, ap
 		if page, err = lockPage(ctx, tx, userID, pageID); err != nil {
 			return err
 		}
-		var p Proposal
-		if err := tx.GetContext(ctx, &p, `SELECT `+proposalColumns+` FROM page_edit_proposal pr
-			JOIN chat_message m ON m.id = pr.message_id
-			JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
-			WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
-			return notFound(err, "proposal to accept")
+		p, err := lockProposal(ctx, tx, pageID, id)
+		if err != nil {
+			return err
 		}
 		if p.Status != ProposalPending {
 			return decidedError(p.Status)
@@ -191,12 +195,9 @@ func (s *Store) UndoProposal(ctx context.Context, userID, pageID, id int64) (Pag
 		if page, err = lockPage(ctx, tx, userID, pageID); err != nil {
 			return err
 		}
-		var p Proposal
-		if err := tx.GetContext(ctx, &p, `SELECT `+proposalColumns+` FROM page_edit_proposal pr
-			JOIN chat_message m ON m.id = pr.message_id
-			JOIN chat_exchange e ON e.id = m.exchange_id AND e.deleted_at IS NULL
-			WHERE pr.id = $1 AND pr.page_id = $2 FOR UPDATE OF pr`, id, pageID); err != nil {
-			return notFound(err, "proposal to undo")
+		p, err := lockProposal(ctx, tx, pageID, id)
+		if err != nil {
+			return err
 		}
 		if p.Status == ProposalPending {
 			return &fault.Error{Code: fault.Conflict, Message: "This edit was already undone (perhaps in another tab)."}

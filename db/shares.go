@@ -18,12 +18,14 @@ type Share struct {
 	RevokedAt  *time.Time      `db:"revoked_at"`
 }
 
+const shareColumns = `id, token, exchange_id, title, snapshot, created_at, revoked_at`
+
 // CreateShare stores a snapshot link of the user's live exchange; anyone else's is ErrNotFound.
 func (s *Store) CreateShare(ctx context.Context, userID, exchangeID int64, token, title string, snapshot json.RawMessage) (Share, error) {
 	var sh Share
 	err := s.DB.GetContext(ctx, &sh, `INSERT INTO chat_share (token, exchange_id, user_id, title, snapshot)
 		SELECT $3, e.id, e.user_id, $4, $5 FROM chat_exchange e WHERE e.id = $2 AND e.user_id = $1 AND e.deleted_at IS NULL
-		RETURNING id, token, exchange_id, title, snapshot, created_at, revoked_at`, userID, exchangeID, token, title, string(snapshot))
+		RETURNING `+shareColumns, userID, exchangeID, token, title, string(snapshot))
 	return sh, notFound(err, "create share")
 }
 
@@ -40,20 +42,14 @@ func (s *Store) ExchangeShares(ctx context.Context, userID, exchangeID int64) ([
 func (s *Store) RevokeShare(ctx context.Context, userID, exchangeID, id int64) error {
 	res, err := s.DB.ExecContext(ctx, `UPDATE chat_share SET revoked_at = now()
 		WHERE id = $3 AND exchange_id = $2 AND user_id = $1 AND revoked_at IS NULL`, userID, exchangeID, id)
-	if err != nil {
-		return notFound(err, "revoke share")
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+	return affectedOne(res, err, "revoke share")
 }
 
 // SharedSnapshot returns the live share link with token; a revoked or unknown one, or one whose
 // conversation is in the Trash, is ErrNotFound.
 func (s *Store) SharedSnapshot(ctx context.Context, token string) (Share, error) {
 	var sh Share
-	err := s.DB.GetContext(ctx, &sh, `SELECT s.id, s.token, s.exchange_id, s.title, s.snapshot, s.created_at, s.revoked_at
+	err := s.DB.GetContext(ctx, &sh, `SELECT `+prefixed("s.", shareColumns)+`
 		FROM chat_share s JOIN chat_exchange e ON e.id = s.exchange_id
 		WHERE s.token = $1 AND s.revoked_at IS NULL AND e.deleted_at IS NULL`, token)
 	return sh, notFound(err, "shared snapshot")

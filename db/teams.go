@@ -90,7 +90,7 @@ func setMembers(ctx context.Context, tx *sqlx.Tx, teamID int64, m Manager, ids [
 // DeleteTeam deletes a team the manager may change; its conversations stay as plain agent chats.
 func (s *Store) DeleteTeam(ctx context.Context, m Manager, id int64) error {
 	res, err := s.DB.ExecContext(ctx, `DELETE FROM teams WHERE id = $1 AND (owner_id = $2 OR $3)`, id, m.UserID, m.IsAdmin)
-	return affected(res, err, "delete team")
+	return affectedOne(res, err, "delete team")
 }
 
 // ManagedTeam returns a team the manager may change.

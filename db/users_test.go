@@ -113,7 +113,7 @@ func TestRestartAnswerClearsTheFailedAttemptsItems(t *testing.T) {
 	if err := store.SetAnswer(ctx, answer, "partial", db.StatusFailed, nil); err != nil {
 		t.Fatal(err)
 	}
-	m, err := store.RestartAnswer(ctx, u.ID, turn.Exchange.ID, answer)
+	m, err := store.RestartOwnedAnswer(ctx, db.Owner{UserID: u.ID}, turn.Exchange.ID, answer)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
 		if *in.ExchangeID <= 0 {
 			return t, db.ErrNotFound
 		}
-		e, err := a.store.UserExchange(ctx, u.ID, *in.ExchangeID)
+		e, err := a.store.OwnerExchange(ctx, db.Owner{UserID: u.ID}, *in.ExchangeID)
 		if err != nil {
 			return t, err
 		}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"parley/db"
 )
 
 // apiHistory is GET /api/chat/history?limit=: the caller's general exchanges, most recent activity
@@ -52,7 +54,7 @@ func (a *app) apiExchangeMessages(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	if _, err := a.store.UserExchange(ctx, viewer(c).ID, id); err != nil {
+	if _, err := a.store.OwnerExchange(ctx, db.Owner{UserID: viewer(c).ID}, id); err != nil {
 		return err
 	}
 	msgs, err := a.store.ExchangeMessages(ctx, id)

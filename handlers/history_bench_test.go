@@ -73,7 +73,7 @@ func BenchmarkHistoryAtScale(b *testing.B) {
 		if _, err := sessions.UserForToken(ctx, token); err != nil {
 			b.Fatal(err)
 		}
-		e, err := app.Store.UserExchange(ctx, s.userID, long)
+		e, err := app.Store.OwnerExchange(ctx, db.Owner{UserID: s.userID}, long)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -204,14 +204,6 @@ func headingList(o markdown.Outline) string {
 	return strings.Join(names, "; ")
 }
 
-func joinInts(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = fmt.Sprint(x)
-	}
-	return strings.Join(parts, ", ")
-}
-
 // CheckContent validates page content a person saves: at most MaxContentBytes of valid UTF-8
 // without NUL bytes. Errors are fault.Invalid (too large: fault.TooLarge).
 func CheckContent(content string) error { return checkText("content", content) }
