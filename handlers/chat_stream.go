@@ -30,13 +30,11 @@ const streamCoalesce = 100 * time.Millisecond
 // has not shown yet (another tab's query, a tool call) is inserted in its place.
 func (a *app) streamEvents(c echo.Context) error {
 	ctx := c.Request().Context()
-	id, err := pathID(c, "id")
+	e, err := a.ownExchange(c)
 	if err != nil {
 		return err
 	}
-	if _, err := a.store.OwnerExchange(ctx, chatOwner(c), id); err != nil {
-		return err
-	}
+	id := e.ID
 	sub := a.notifier.Subscribe(id) // before the snapshot, so no change falls between the two
 	defer sub.Close()
 
