@@ -82,11 +82,9 @@ func (a *app) apiChatStream(c echo.Context) error {
 			case <-ctx.Done():
 				return nil
 			case <-a.closing:
-				var body apiError
-				body.Error.Code, body.ErrCode = fault.Unavailable, http.StatusServiceUnavailable
-				body.Error.Message = "The server is restarting; the answer will be stored as interrupted. Read it later from the exchange's messages, or regenerate it."
-				body.ErrMsg = body.Error.Message
-				data, _ := json.Marshal(body)
+				data, _ := json.Marshal(apiErrorOf(&fault.Error{Code: fault.Unavailable,
+					Message: "The server is restarting; the answer will be stored as interrupted. Read it later from the exchange's messages, or regenerate it."},
+					http.StatusServiceUnavailable))
 				_ = s.event("error", string(data))
 				return nil
 			case <-heartbeat.C:
