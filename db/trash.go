@@ -39,17 +39,6 @@ func (s *Store) TrashedAmong(ctx context.Context, userID int64, ids []int64) ([]
 	return out, notFound(err, "trashed among")
 }
 
-// ClearGeneralHistory moves every live general (page-less) exchange of the user to the trash and
-// returns how many it moved. Page chats are cleared from their page, not here.
-func (s *Store) ClearGeneralHistory(ctx context.Context, userID int64) (int64, error) {
-	res, err := s.DB.ExecContext(ctx, `UPDATE chat_exchange SET deleted_at = now()
-		WHERE user_id = $1 AND page_id IS NULL AND deleted_at IS NULL`, userID)
-	if err != nil {
-		return 0, notFound(err, "clear history")
-	}
-	return res.RowsAffected()
-}
-
 // RestoreExchanges takes the user's trashed general exchanges among ids out of the trash and returns the
 // ids it restored.
 func (s *Store) RestoreExchanges(ctx context.Context, userID int64, ids []int64) ([]int64, error) {

@@ -77,15 +77,20 @@ func (a *app) showNewAgent(c echo.Context) error {
 
 // showEditAgent is the form of an agent the viewer manages (others' are 404).
 func (a *app) showEditAgent(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	ag, err := a.store.ManagedAgent(c.Request().Context(), manager(c), id)
+	ag, err := a.managedAgent(c)
 	if err != nil {
 		return err
 	}
 	return render(c, http.StatusOK, views.AgentForm(a.agentForm(c, ag)))
+}
+
+// managedAgent reads agent :id when the viewer manages it; anyone else's or a missing one is 404.
+func (a *app) managedAgent(c echo.Context) (db.Agent, error) {
+	id, err := pathID(c, "id")
+	if err != nil {
+		return db.Agent{}, err
+	}
+	return a.store.ManagedAgent(c.Request().Context(), manager(c), id)
 }
 
 // agentForm is the form's view model for a stored (or default) agent.
@@ -150,11 +155,7 @@ func (a *app) submitNewAgent(c echo.Context) error {
 
 // submitEditAgent saves an agent the viewer manages.
 func (a *app) submitEditAgent(c echo.Context) error {
-	id, err := pathID(c, "id")
-	if err != nil {
-		return err
-	}
-	stored, err := a.store.ManagedAgent(c.Request().Context(), manager(c), id)
+	stored, err := a.managedAgent(c)
 	if err != nil {
 		return err // ownership first: someone else's agent is 404 whatever the form says
 	}

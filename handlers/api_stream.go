@@ -32,15 +32,7 @@ func (a *app) apiChatStream(c echo.Context) error {
 	sub := a.notifier.Subscribe(t.ExchangeID) // before the first read, so no change falls between
 	defer sub.Close()
 
-	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{})
-	s := &sseWriter{w: w, rc: rc}
+	s := startSSE(c)
 
 	sent := map[int64]string{} // what each message looked like when last sent
 	push := func() (final bool, err error) {
@@ -90,11 +82,9 @@ func (a *app) apiChatStream(c echo.Context) error {
 			case <-ctx.Done():
 				return nil
 			case <-a.closing:
-				var body apiError
-				body.Error.Code, body.ErrCode = fault.Unavailable, http.StatusServiceUnavailable
-				body.Error.Message = "The server is restarting; the answer will be stored as interrupted. Read it later from the exchange's messages, or regenerate it."
-				body.ErrMsg = body.Error.Message
-				data, _ := json.Marshal(body)
+				data, _ := json.Marshal(apiErrorOf(&fault.Error{Code: fault.Unavailable,
+					Message: "The server is restarting; the answer will be stored as interrupted. Read it later from the exchange's messages, or regenerate it."},
+					http.StatusServiceUnavailable))
 				_ = s.event("error", string(data))
 				return nil
 			case <-heartbeat.C:

@@ -194,16 +194,13 @@ func (a *app) startAnswer(ctx context.Context, job chat.Job) error {
 
 // submitStop stops the conversation's running answer; it keeps its partial text as cancelled.
 func (a *app) submitStop(c echo.Context) error {
-	id, err := pathID(c, "id")
+	e, err := a.ownExchange(c)
 	if err != nil {
 		return err
 	}
-	if _, err := a.store.OwnerExchange(c.Request().Context(), chatOwner(c), id); err != nil {
-		return err
-	}
-	a.generator.Stop(id)
+	a.generator.Stop(e.ID)
 	if !isFragment(c) {
-		return c.Redirect(http.StatusSeeOther, sessionURL(id))
+		return c.Redirect(http.StatusSeeOther, sessionURL(e.ID))
 	}
 	return c.NoContent(http.StatusNoContent)
 }
@@ -211,25 +208,15 @@ func (a *app) submitStop(c echo.Context) error {
 // submitRetry generates a failed, stopped or interrupted answer again (its old text is kept in
 // the message's metadata). htmx requests get 204: the open stream shows the new attempt.
 func (a *app) submitRetry(c echo.Context) error {
-	ctx := c.Request().Context()
-	owner := chatOwner(c)
-	id, err := pathID(c, "id")
+	e, mid, err := a.ownMessage(c) // ownership first: someone else's conversation is 404 whatever its state
 	if err != nil {
 		return err
 	}
-	mid, err := pathID(c, "mid")
-	if err != nil {
-		return err
-	}
-	e, err := a.store.OwnerExchange(ctx, owner, id)
-	if err != nil {
-		return err // ownership first: someone else's conversation is 404 whatever its state
-	}
-	if _, err := a.restartAnswer(c, owner, e, mid); err != nil {
+	if _, err := a.restartAnswer(c, chatOwner(c), e, mid); err != nil {
 		return err
 	}
 	if !isFragment(c) {
-		return c.Redirect(http.StatusSeeOther, sessionURL(id))
+		return c.Redirect(http.StatusSeeOther, sessionURL(e.ID))
 	}
 	return c.NoContent(http.StatusNoContent) // the stream shows the new attempt; the composer keeps its text
 }

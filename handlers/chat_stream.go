@@ -30,26 +30,15 @@ const streamCoalesce = 100 * time.Millisecond
 // has not shown yet (another tab's query, a tool call) is inserted in its place.
 func (a *app) streamEvents(c echo.Context) error {
 	ctx := c.Request().Context()
-	id, err := pathID(c, "id")
+	e, err := a.ownExchange(c)
 	if err != nil {
 		return err
 	}
-	if _, err := a.store.OwnerExchange(ctx, chatOwner(c), id); err != nil {
-		return err
-	}
+	id := e.ID
 	sub := a.notifier.Subscribe(id) // before the snapshot, so no change falls between the two
 	defer sub.Close()
 
-	w := c.Response()
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("Connection", "keep-alive")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{})
-	s := &sseWriter{w: w, rc: rc}
+	s := startSSE(c)
 
 	agents := map[int64]db.Agent{} // the agents of shown messages, read once per stream
 	known := map[int64]bool{}      // messages this stream has shown
@@ -263,6 +252,20 @@ type sseWriter struct {
 	w  *echo.Response
 	rc *http.ResponseController
 	id int64
+}
+
+// startSSE answers 200 as an unbuffered event stream with no write deadline and returns its writer.
+func startSSE(c echo.Context) *sseWriter {
+	w := c.Response()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Connection", "keep-alive")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{})
+	return &sseWriter{w: w, rc: rc}
 }
 
 func (s *sseWriter) event(name, data string) error {

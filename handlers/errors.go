@@ -49,6 +49,14 @@ type apiError struct {
 	ErrCode int    `json:"err_code"`
 }
 
+// apiErrorOf is the API's error body for f answered with HTTP status.
+func apiErrorOf(f *fault.Error, status int) apiError {
+	var body apiError
+	body.Error.Code, body.Error.Message, body.Error.Field = f.Code, f.Message, f.Field
+	body.ErrMsg, body.ErrCode = f.Message, status
+	return body
+}
+
 // handleError is echo's one error handler: it maps any error to a status, logs server faults with
 // their cause, and answers JSON under /api/ and an HTML page elsewhere. Causes are never shown.
 func (a *app) handleError(err error, c echo.Context) {
@@ -73,10 +81,7 @@ func (a *app) handleError(err error, c echo.Context) {
 	case c.Request().Method == http.MethodHead:
 		werr = c.NoContent(status)
 	case isAPI(c) || c.Request().Header.Get(echo.HeaderAccept) == echo.MIMEApplicationJSON:
-		var body apiError
-		body.Error.Code, body.Error.Message, body.Error.Field = f.Code, f.Message, f.Field
-		body.ErrMsg, body.ErrCode = f.Message, status
-		werr = c.JSON(status, body)
+		werr = c.JSON(status, apiErrorOf(f, status))
 	default:
 		werr = render(c, status, views.ErrorPage(page(c, titleOf(status), ""), status, titleOf(status), f.Message))
 	}

@@ -93,7 +93,7 @@ func (a *app) submitRestore(c echo.Context) error {
 // submitClearHistory moves every general conversation of the viewer to the Trash (the page asks
 // for confirmation first) and opens a new conversation.
 func (a *app) submitClearHistory(c echo.Context) error {
-	if _, err := a.store.ClearGeneralHistory(c.Request().Context(), viewer(c).ID); err != nil {
+	if _, _, err := a.store.TrashGeneralHistory(c.Request().Context(), viewer(c).ID); err != nil {
 		return err
 	}
 	return redirect(c, "/chat/new")

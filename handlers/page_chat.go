@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -222,6 +223,9 @@ func (a *app) deletePageChats(c echo.Context) error {
 	params, _ := c.FormParams()
 	var ids []int64
 	if c.FormValue("all") != "true" {
+		if len(params["id"]) > maxBatch {
+			return fault.Field("id", fmt.Sprintf("Select at most %d chats at once.", maxBatch))
+		}
 		for _, s := range params["id"] {
 			id, err := strconv.ParseInt(s, 10, 64)
 			if err != nil || id <= 0 {
