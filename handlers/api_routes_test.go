@@ -292,3 +292,25 @@ func TestAPIDeletingAnExchangeStopsItsAnswer(t *testing.T) {
 		t.Fatalf("the answer of a deleted exchange is %s, want cancelled", m.Status)
 	}
 }
+
+// The chat page's delete and Clear history stop answers being written, like the API's delete.
+func TestDeletingFromTheSidebarStopsTheAnswer(t *testing.T) {
+	up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply {
+		return handlerstest.Reply{Deltas: []string{"a ", "b ", "c ", "d"}, Gap: time.Second}
+	})
+	app, c := signedIn(t, handlerstest.WithUpstream(up))
+	one := exchangeFromPush(t, htmxPost(c, "/chat/messages", map[string][]string{"query": {"slow one"}, "idempotency_key": {"s1"}}))
+	if res := htmxPost(c, fmt.Sprintf("/sessions/%d/delete", one), map[string][]string{}); res.Status >= 400 {
+		t.Fatalf("delete: %d", res.Status)
+	}
+	if m := waitAnswer(t, app, one); m.Status != "cancelled" {
+		t.Fatalf("the answer of a deleted conversation is %s, want cancelled", m.Status)
+	}
+	two := exchangeFromPush(t, htmxPost(c, "/chat/messages", map[string][]string{"query": {"slow two"}, "idempotency_key": {"s2"}}))
+	if res := htmxPost(c, "/history/clear", map[string][]string{}); res.Status >= 400 {
+		t.Fatalf("clear: %d", res.Status)
+	}
+	if m := waitAnswer(t, app, two); m.Status != "cancelled" {
+		t.Fatalf("the answer of a cleared conversation is %s, want cancelled", m.Status)
+	}
+}

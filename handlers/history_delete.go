@@ -48,6 +48,7 @@ func (a *app) trash(c echo.Context, ids []int64) error {
 	if len(moved) == 0 {
 		return db.ErrNotFound
 	}
+	a.stopAnswers(moved)
 	undo := undoOf(moved)
 	open := openExchange(c)
 	if slices.Contains(moved, open) {
@@ -93,9 +94,11 @@ func (a *app) submitRestore(c echo.Context) error {
 // submitClearHistory moves every general conversation of the viewer to the Trash (the page asks
 // for confirmation first) and opens a new conversation.
 func (a *app) submitClearHistory(c echo.Context) error {
-	if _, _, err := a.store.TrashGeneralHistory(c.Request().Context(), viewer(c).ID); err != nil {
+	ids, _, err := a.store.TrashGeneralHistory(c.Request().Context(), viewer(c).ID)
+	if err != nil {
 		return err
 	}
+	a.stopAnswers(ids)
 	return redirect(c, "/chat/new")
 }
 
