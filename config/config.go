@@ -47,6 +47,9 @@ type Config struct {
 	GuestMessagesPerMinute int `env:"PARLEY_GUEST_MESSAGES_PER_MINUTE" envDefault:"6"`
 	// AnswerTimeout bounds the generation of one answer, tool calls included.
 	AnswerTimeout time.Duration `env:"PARLEY_ANSWER_TIMEOUT" envDefault:"5m"`
+	// SearchTimeout bounds one search statement (history search, the search_workspace tool):
+	// PostgreSQL stops a longer one and the person is told to narrow the search.
+	SearchTimeout time.Duration `env:"PARLEY_SEARCH_TIMEOUT" envDefault:"2s"`
 	// Provider picks the model provider: offline, openai or anthropic. Empty chooses openai when
 	// PARLEY_OPENAI_BASE_URL or PARLEY_OPENAI_API_KEY is set, anthropic when
 	// PARLEY_ANTHROPIC_API_KEY is set, and the offline agent otherwise.
@@ -107,6 +110,9 @@ func (c Config) Validate() error {
 	}
 	if c.AnswerTimeout < time.Second {
 		return errors.New("PARLEY_ANSWER_TIMEOUT must be at least 1s")
+	}
+	if c.SearchTimeout < 10*time.Millisecond || c.SearchTimeout > time.Minute {
+		return errors.New("PARLEY_SEARCH_TIMEOUT must be between 10ms and 1m")
 	}
 	if c.OfflineDelay < 0 {
 		return errors.New("PARLEY_OFFLINE_DELAY must not be negative")

@@ -13,9 +13,12 @@ func TestBadValueNamesItsVariable(t *testing.T) {
 		{"PARLEY_LOG_LEVEL", "loud", "PARLEY_LOG_LEVEL"},
 		{"PARLEY_SESSION_KEY", "c2hvcnQ=", "PARLEY_SESSION_KEY"},
 		{"PARLEY_PUBLIC_URL", "ftp://x", "PARLEY_PUBLIC_URL"},
+		{"PARLEY_SEARCH_TIMEOUT", "quick", "PARLEY_SEARCH_TIMEOUT"},
+		{"PARLEY_SEARCH_TIMEOUT", "1ms", "PARLEY_SEARCH_TIMEOUT"},
+		{"PARLEY_SEARCH_TIMEOUT", "2h", "PARLEY_SEARCH_TIMEOUT"},
 	}
 	for _, c := range cases {
-		t.Run(c.env, func(t *testing.T) {
+		t.Run(c.env+"="+c.value, func(t *testing.T) {
 			t.Setenv("DATABASE_URL", "postgres://localhost/x")
 			t.Setenv(c.env, c.value)
 			_, err := Load()

@@ -16,30 +16,16 @@ import (
 // chat_exchange.leaf_message_id names the answer that ends the branch on screen: the branch is the
 // leaf and its ancestors, plus their items, in position order (children always get a higher
 // position than their parent). It stays NULL until a conversation first branches; then every
-// message is on the one branch, and no tree walk is needed.
-
-// branchCTE defines, for exchange $1, leaf (its leaf_message_id, NULL when it never branched) and
-// path (the leaf and its ancestors).
-const branchCTE = `WITH RECURSIVE leaf AS (SELECT leaf_message_id AS id FROM chat_exchange WHERE id = $1),
-	path AS (
-		SELECT m.id, m.parent_id FROM chat_message m JOIN leaf ON m.id = leaf.id
-		UNION ALL
-		SELECT m.id, m.parent_id FROM chat_message m JOIN path p ON m.id = p.parent_id)`
-
-// onBranch is true for the rows m of exchange $1 that are on the branch on screen (with branchCTE).
-const onBranch = `((SELECT id FROM leaf) IS NULL OR m.id IN (SELECT id FROM path)
-	OR (m.role IN ('reasoning', 'function_call', 'function_call_output') AND m.parent_id IN (SELECT id FROM path)))`
+// message is on the one branch.
+//
+// chat_message.on_branch marks the messages on the branch on screen, kept by triggers (migration
+// 00010): a new message joins it when its parent is on it and no other version of it is, and moving
+// leaf_message_id swaps the tail after the fork. So every read of the branch is an index range on
+// chat_message_branch_idx, never a walk of the tree, whatever the conversation's length.
 
 // turnsOf counts the user messages on the branch on screen of exchange row e: index-only on
-// chat_message_user_turns_idx for an exchange that never branched, a walk up from the leaf by
-// primary key (one row per question and answer on the branch) for one that did.
-const turnsOf = `(CASE WHEN e.leaf_message_id IS NULL
-	THEN (SELECT count(*) FROM chat_message m WHERE m.exchange_id = e.id AND m.role = 'user')
-	ELSE (WITH RECURSIVE up AS (
-			SELECT m.parent_id, m.role FROM chat_message m WHERE m.id = e.leaf_message_id
-			UNION ALL
-			SELECT m.parent_id, m.role FROM chat_message m JOIN up ON m.id = up.parent_id)
-		SELECT count(*) FROM up WHERE up.role = 'user') END)`
+// chat_message_branch_turns_idx, branched or not.
+const turnsOf = `(SELECT count(*) FROM chat_message m WHERE m.exchange_id = e.id AND m.role = 'user' AND m.on_branch)`
 
 // Siblings places a user message or an answer among its versions: it is version Index (from 1) of
 // Count; Prev and Next are the neighbouring versions' ids (0 at either end).
@@ -134,7 +120,7 @@ func (s *Store) SwitchBranch(ctx context.Context, o Owner, exchangeID, id, to in
 // an answer being written (switching would hide its Stop) changes nothing. The caller has checked
 // the exchange is the viewer's; a message of another exchange changes nothing.
 func (s *Store) ShowVersionOf(ctx context.Context, exchangeID, id int64) error {
-	_, err := s.DB.ExecContext(ctx, branchCTE+`,
+	_, err := s.DB.ExecContext(ctx, `WITH RECURSIVE
 		start AS (
 			SELECT CASE WHEN m.role IN ('user', 'assistant') THEN m.id ELSE m.parent_id END AS id
 			FROM chat_message m WHERE m.id = $2 AND m.exchange_id = $1),
@@ -145,7 +131,7 @@ func (s *Store) ShowVersionOf(ctx context.Context, exchangeID, id int64) error {
 			WHERE c.role IN ('user', 'assistant'))
 		UPDATE chat_exchange e SET leaf_message_id = (SELECT max(id) FROM down)
 		WHERE e.id = $1 AND e.leaf_message_id IS NOT NULL AND EXISTS (SELECT 1 FROM down)
-		  AND NOT EXISTS (SELECT 1 FROM start WHERE start.id IN (SELECT id FROM path))
+		  AND NOT EXISTS (SELECT 1 FROM chat_message s JOIN start ON s.id = start.id WHERE s.on_branch)
 		  AND NOT EXISTS (SELECT 1 FROM chat_message u WHERE u.exchange_id = $1 AND u.status IN ('pending', 'streaming'))`,
 		exchangeID, id)
 	return notFound(err, "show version")

@@ -22,6 +22,8 @@ var ErrNotFound = &fault.Error{Code: fault.NotFound, Message: "Nothing was found
 // Store wraps the connection pool. It is safe for concurrent use.
 type Store struct {
 	DB *sqlx.DB
+	// SearchTimeout bounds each search statement (PARLEY_SEARCH_TIMEOUT); 0 is DefaultSearchTimeout.
+	SearchTimeout time.Duration
 }
 
 // Open connects to PostgreSQL with a lib/pq DSN and checks the connection within 10 s.

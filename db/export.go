@@ -34,9 +34,9 @@ type ExportedMessage struct {
 // position order; OnBranch marks the branch on screen. The caller checks ownership first.
 func (s *Store) ExportMessages(ctx context.Context, exchangeID int64) ([]ExportedMessage, error) {
 	var out []ExportedMessage
-	err := s.DB.SelectContext(ctx, &out, branchCTE+` SELECT m.id, m.parent_id, m.position, m.role, m.content, m.status,
+	err := s.DB.SelectContext(ctx, &out, `SELECT m.id, m.parent_id, m.position, m.role, m.content, m.status,
 		m.agent_id, m.agent_type, m.tool_name, m.tool_call_id, m.tool_arguments, m.tool_result, m.duration_ms, m.metadata,
-		m.feedback, m.feedback_reason, `+onBranch+` AS on_branch, m.created_at, m.updated_at
+		m.feedback, m.feedback_reason, m.on_branch, m.created_at, m.updated_at
 		FROM chat_message m WHERE m.exchange_id = $1 ORDER BY m.position, m.id`, exchangeID)
 	return out, notFound(err, "export messages")
 }

@@ -210,8 +210,8 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 // display order: what the model sees and what an export holds.
 func (s *Store) ExchangeMessages(ctx context.Context, exchangeID int64) ([]Message, error) {
 	var out []Message
-	err := s.DB.SelectContext(ctx, &out, branchCTE+` SELECT `+messageColumns+` FROM chat_message m
-		WHERE m.exchange_id = $1 AND `+onBranch+` ORDER BY m.position, m.id`, exchangeID)
+	err := s.DB.SelectContext(ctx, &out, `SELECT `+messageColumns+` FROM chat_message m
+		WHERE m.exchange_id = $1 AND m.on_branch ORDER BY m.position, m.id`, exchangeID)
 	return out, notFound(err, "exchange messages")
 }
 
@@ -224,8 +224,8 @@ func (s *Store) ExchangeWindow(ctx context.Context, exchangeID int64, before, li
 		before = math.MaxInt32
 	}
 	var out []Message
-	err := s.DB.SelectContext(ctx, &out, branchCTE+` SELECT `+messageColumns+` FROM chat_message m
-		WHERE m.exchange_id = $1 AND m.position < $2 AND `+onBranch+`
+	err := s.DB.SelectContext(ctx, &out, `SELECT `+messageColumns+` FROM chat_message m
+		WHERE m.exchange_id = $1 AND m.position < $2 AND m.on_branch
 		ORDER BY m.position DESC, m.id DESC LIMIT $3`, exchangeID, before, limit+1)
 	if err != nil {
 		return nil, false, notFound(err, "exchange window")
@@ -243,8 +243,8 @@ func (s *Store) ExchangeWindow(ctx context.Context, exchangeID int64, before, li
 // a search result opens and the newest window.
 func (s *Store) ExchangeRange(ctx context.Context, exchangeID int64, from, before int) ([]Message, bool, error) {
 	var out []Message
-	err := s.DB.SelectContext(ctx, &out, branchCTE+` SELECT `+messageColumns+` FROM chat_message m
-		WHERE m.exchange_id = $1 AND m.position >= $2 AND m.position < $3 AND `+onBranch+`
+	err := s.DB.SelectContext(ctx, &out, `SELECT `+messageColumns+` FROM chat_message m
+		WHERE m.exchange_id = $1 AND m.position >= $2 AND m.position < $3 AND m.on_branch
 		ORDER BY m.position, m.id`, exchangeID, from, before)
 	if err != nil {
 		return nil, false, notFound(err, "exchange range")
@@ -259,8 +259,8 @@ func (s *Store) ExchangeRange(ctx context.Context, exchangeID int64, from, befor
 // grouping and where new ones go) without reading the whole conversation.
 func (s *Store) ExchangeTail(ctx context.Context, exchangeID int64, ids []int64) ([]Message, error) {
 	var out []Message
-	err := s.DB.SelectContext(ctx, &out, branchCTE+` SELECT `+messageColumns+` FROM chat_message m
-		WHERE m.exchange_id = $1 AND `+onBranch+` AND m.position >= (
+	err := s.DB.SelectContext(ctx, &out, `SELECT `+messageColumns+` FROM chat_message m
+		WHERE m.exchange_id = $1 AND m.on_branch AND m.position >= (
 			SELECT coalesce(min(position), 1) - 1 FROM chat_message WHERE exchange_id = $1 AND id = ANY($2))
 		ORDER BY m.position, m.id`, exchangeID, int64Array(ids))
 	return out, notFound(err, "exchange tail")

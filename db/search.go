@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // SearchHit is one full-text match in a person's workspace: a page, or a message of one of their
@@ -23,7 +25,8 @@ type SearchHit struct {
 // conversation counts, the offline agent's own answers do not (they only repeat earlier searches).
 // Hits are ranked by ts_rank then recency, limit of them; snippets mark matches as **bold**
 // markdown. When every word together finds nothing, any of the words may match instead. It uses
-// the GIN indexes on both search columns.
+// pages_search_idx and chat_message_owner_search_idx (keyed by owner), and answers
+// ErrSearchTimeout past s.SearchTimeout.
 func (s *Store) SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]SearchHit, error) {
 	hits, err := s.searchWorkspace(ctx, userID, query, excludeExchange, limit)
 	if words := strings.Fields(query); err == nil && len(hits) == 0 && len(words) > 1 {
@@ -34,7 +37,8 @@ func (s *Store) SearchWorkspace(ctx context.Context, userID int64, query string,
 
 func (s *Store) searchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]SearchHit, error) {
 	var hits []SearchHit
-	err := s.DB.SelectContext(ctx, &hits, `
+	err := s.searching(ctx, func(tx *sqlx.Tx) error {
+		return tx.SelectContext(ctx, &hits, `
 		WITH q AS (SELECT websearch_to_tsquery('english', $2) AS q)
 		(SELECT 'page' AS kind, p.id, 0::bigint AS message_id, p.title,
 		        ts_headline('english', p.content, q.q, 'StartSel=**,StopSel=**,MaxWords=30,MinWords=10') AS snippet,
@@ -45,12 +49,13 @@ func (s *Store) searchWorkspace(ctx context.Context, userID int64, query string,
 		        ts_headline('english', m.content, q.q, 'StartSel=**,StopSel=**,MaxWords=30,MinWords=10'),
 		        ts_rank(m.search, q.q), m.created_at
 		 FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id, q
-		 WHERE e.user_id = $1 AND e.deleted_at IS NULL AND e.id <> $3 AND `+livePage+`
+		 WHERE m.user_id = $1 AND e.user_id = $1 AND e.deleted_at IS NULL AND e.id <> $3 AND `+livePage+`
 		   AND (m.role = 'user' OR (m.role = 'assistant' AND m.metadata->>'provider' IS DISTINCT FROM 'offline'))
-		   AND m.search @@ q.q
+		   AND m.search @@ websearch_to_tsquery('english', $2)
 		 ORDER BY e.id, ts_rank(m.search, q.q) DESC, m.id)
 		ORDER BY rank DESC, at DESC
 		LIMIT $4`, userID, query, excludeExchange, limit)
+	})
 	if err != nil {
 		return nil, notFound(err, "search workspace")
 	}

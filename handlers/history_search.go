@@ -16,8 +16,8 @@ import (
 // searchLimit bounds the conversations one sidebar search lists.
 const searchLimit = 30
 
-// showSearch answers the sidebar's search box: the viewer's conversations whose title or messages
-// match ?q, with highlighted snippets, each opening at its matching message: the best searchLimit,
+// showSearch answers the sidebar's search box: the viewer's conversations (general chats and chats
+// about their pages) whose title or messages match ?q, with highlighted snippets, each opening at its matching message: the best searchLimit,
 // saying when more match. An empty box answers nothing (the list shows again).
 func (a *app) showSearch(c echo.Context) error {
 	q := strings.TrimSpace(c.QueryParam("q"))
@@ -38,12 +38,26 @@ func (a *app) showSearch(c echo.Context) error {
 	hits = hits[:min(len(hits), searchLimit)]
 	out := make([]views.SearchResultView, len(hits))
 	for i, h := range hits {
-		out[i] = views.SearchResultView{URL: sessionURL(h.ExchangeID), Title: parts(displayTitle(h.Title)), Snippet: parts(h.Snippet), At: h.At}
-		if h.MessageID != 0 {
-			out[i].URL = fmt.Sprintf("%s?m=%d#message-%d", sessionURL(h.ExchangeID), h.MessageID, h.MessageID)
+		out[i] = views.SearchResultView{URL: hitURL(h), Title: parts(displayTitle(h.Title)), Snippet: parts(h.Snippet), At: h.At}
+		if h.PageID != 0 {
+			out[i].Page = pageTitle(h.PageTitle)
 		}
 	}
 	return render(c, http.StatusOK, views.SearchResults(q, out, more))
+}
+
+// hitURL opens a hit's conversation at its matching message: a general chat on its own page, a
+// chat about a page in that page's editor.
+func hitURL(h db.ConversationHit) string {
+	url := sessionURL(h.ExchangeID)
+	sep := "?"
+	if h.PageID != 0 {
+		url, sep = fmt.Sprintf("%s?chat=%d", editURL(h.PageID), h.ExchangeID), "&"
+	}
+	if h.MessageID != 0 {
+		url += fmt.Sprintf("%sm=%d#message-%d", sep, h.MessageID, h.MessageID)
+	}
+	return url
 }
 
 // markup is the Markdown punctuation left out of snippets, which show plain text.

@@ -196,9 +196,11 @@ type TextPart struct {
 }
 
 // SearchResultView is one conversation found by the sidebar search: its title and best snippet
-// (both with matches marked) and the URL that opens it at the matching message.
+// (both with matches marked) and the URL that opens it at the matching message. Page is the title
+// of the page a page chat is about ("" for general chat).
 type SearchResultView struct {
 	URL     string
+	Page    string
 	Title   []TextPart
 	Snippet []TextPart
 	At      time.Time

@@ -80,6 +80,7 @@ func setup(ctx context.Context) (config.Config, *slog.Logger, *db.Store, error) 
 	if err != nil {
 		return cfg, nil, nil, err
 	}
+	store.SearchTimeout = cfg.SearchTimeout
 	return cfg, logger, store, nil
 }
 

@@ -47,6 +47,7 @@ func Start(t testing.TB, options ...func(*config.Config)) *App {
 		MaxQueryChars:     8000,
 		MessagesPerMinute: 1000,
 		AnswerTimeout:     30 * time.Second,
+		SearchTimeout:     2 * time.Second,
 	}
 	for _, o := range options {
 		o(&cfg)
@@ -60,6 +61,7 @@ func Start(t testing.TB, options ...func(*config.Config)) *App {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
+	store.SearchTimeout = cfg.SearchTimeout
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
