@@ -53,11 +53,18 @@ func (s *Store) SearchConversations(ctx context.Context, userID int64, query str
 			SELECT coalesce(msg.exchange_id, title.exchange_id) AS exchange_id, coalesce(msg.id, 0) AS message_id,
 			       coalesce(msg.rank, 0) + coalesce(title.rank, 0) AS rank, coalesce(msg.created_at, title.updated_at) AS at
 			FROM msg FULL JOIN title ON title.exchange_id = msg.exchange_id),
+		-- Best first, each checked live by primary key until limit are found (OFFSET 0 keeps
+		-- the check a per-row lookup), so the cost of the check follows the page of results.
 		best AS (
-			SELECT f.exchange_id, f.message_id, f.rank, f.at, e.title, coalesce(e.page_id, 0) AS page_id, coalesce(p.title, '') AS page_title
-			FROM found f JOIN chat_exchange e ON e.id = f.exchange_id LEFT JOIN pages p ON p.id = e.page_id
-			WHERE e.user_id = $1 AND e.deleted_at IS NULL AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1))
-			ORDER BY f.rank DESC, f.at DESC, f.exchange_id DESC LIMIT $3)
+			SELECT f.exchange_id, f.message_id, f.rank, f.at, x.title, x.page_id, x.page_title
+			FROM (SELECT * FROM found ORDER BY rank DESC, at DESC, exchange_id DESC) f
+			CROSS JOIN LATERAL (
+				SELECT e.title, coalesce(e.page_id, 0) AS page_id, coalesce(p.title, '') AS page_title
+				FROM chat_exchange e LEFT JOIN pages p ON p.id = e.page_id
+				WHERE e.id = f.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
+				  AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1))
+				OFFSET 0) x
+			LIMIT $3)
 		SELECT b.exchange_id, b.message_id, b.rank, b.page_id, b.page_title,
 		       ts_headline('english', b.title, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',HighlightAll=true') AS title,
 		       coalesce((SELECT ts_headline('english', m.content, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',MaxWords=24,MinWords=8,MaxFragments=2,FragmentDelimiter= … ')

@@ -1,0 +1,173 @@
+package db_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"parley/db"
+	"parley/db/dbtest"
+)
+
+// planRecorder is a Store whose connection has auto_explain on: every statement's plan arrives as
+// a notice, in JSON, and is kept until taken.
+type planRecorder struct {
+	*db.Store
+	mu    sync.Mutex
+	plans []string
+}
+
+func newPlanRecorder(t *testing.T, dsn string) *planRecorder {
+	t.Helper()
+	r := &planRecorder{}
+	base, err := pq.NewConnector(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := sqlx.NewDb(sql.OpenDB(pq.ConnectorWithNoticeHandler(base, func(n *pq.Error) {
+		r.mu.Lock()
+		r.plans = append(r.plans, n.Message)
+		r.mu.Unlock()
+	})), "postgres")
+	t.Cleanup(func() { conn.Close() })
+	conn.SetMaxOpenConns(1)
+	conn.MustExec(`LOAD 'auto_explain'`)
+	conn.MustExec(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_format = json; SET client_min_messages = log`)
+	r.Store = &db.Store{DB: conn}
+	return r
+}
+
+// take returns the plans recorded since the last take.
+func (r *planRecorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.plans
+	r.plans = nil
+	return out
+}
+
+// seqScans lists the chat tables that a recorded plan reads by sequential scan.
+func seqScans(t *testing.T, plans []string) []string {
+	t.Helper()
+	var found []string
+	var walk func(node map[string]any)
+	walk = func(node map[string]any) {
+		if node["Node Type"] == "Seq Scan" {
+			if rel, _ := node["Relation Name"].(string); rel == "chat_message" || rel == "chat_exchange" {
+				found = append(found, rel)
+			}
+		}
+		kids, _ := node["Plans"].([]any)
+		for _, k := range kids {
+			if m, ok := k.(map[string]any); ok {
+				walk(m)
+			}
+		}
+	}
+	for _, p := range plans {
+		i := strings.Index(p, "{")
+		if i < 0 {
+			continue
+		}
+		var doc struct {
+			Plan map[string]any `json:"Plan"`
+		}
+		if err := json.Unmarshal([]byte(p[i:]), &doc); err != nil {
+			t.Fatalf("reading a plan: %v\n%s", err, p)
+		}
+		walk(doc.Plan)
+	}
+	return found
+}
+
+// The hot chat queries (search, the window, a stream's tail, the sidebar's turn counts) read the
+// chat tables through indexes, never by a sequential scan, on an instance large and analyzed
+// enough that the planner chooses honestly: one person with 2,000 conversations, one with 100, 50
+// others, a branched 2,000-message conversation (about 33,000 messages in all).
+func TestHotChatQueriesNeverScanAChatTable(t *testing.T) {
+	ctx := context.Background()
+	dsn := dbtest.URL(t)
+	store, err := db.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	seed := dbtest.NewSeeder(t, store.DB)
+	users := seed.Users(t, "plan", 52)
+	big, small := users[0], users[1]
+	seed.Conversations(t, users[:1], 2000, 10)
+	seed.Conversations(t, users[1:2], 100, 10)
+	seed.Conversations(t, users[2:], 20, 10)
+	long, last := seed.Long(t, big, 2000, true)
+	seed.Analyze(t)
+
+	r := newPlanRecorder(t, dsn)
+	// The detector itself finds a sequential scan where there is one.
+	r.DB.MustExec(`SELECT count(*) FROM chat_message WHERE content LIKE '%zzz%'`)
+	if got := seqScans(t, r.take()); len(got) != 1 {
+		t.Fatalf("the plan detector missed a sequential scan: %v", got)
+	}
+	cases := []struct {
+		name string
+		run  func() error
+	}{
+		{"search, 1% word, 2,000 conversations", func() error {
+			_, err := r.SearchConversations(ctx, big, seed.Common, 31)
+			return err
+		}},
+		{"search, 1% word, 100 conversations", func() error {
+			_, err := r.SearchConversations(ctx, small, seed.Common, 31)
+			return err
+		}},
+		{"search, 5% word and a phrase", func() error {
+			_, err := r.SearchConversations(ctx, big, seed.Frequent+` "`+seed.Common+` `+seed.Vocabulary[5]+`"`, 31)
+			return err
+		}},
+		{"workspace search (the search tool)", func() error {
+			_, err := r.SearchWorkspace(ctx, big, seed.Common, 0, 10)
+			return err
+		}},
+		{"window, newest", func() error {
+			_, _, err := r.ExchangeWindow(ctx, long, 0, 40)
+			return err
+		}},
+		{"window, older", func() error {
+			_, _, err := r.ExchangeWindow(ctx, long, 1000, 40)
+			return err
+		}},
+		{"range", func() error {
+			_, _, err := r.ExchangeRange(ctx, long, 900, 1000)
+			return err
+		}},
+		{"stream tail", func() error {
+			_, err := r.ExchangeTail(ctx, long, []int64{last})
+			return err
+		}},
+		{"sidebar turn counts", func() error {
+			_, err := r.GeneralHistory(ctx, big, nil, 31)
+			return err
+		}},
+		{"one sidebar row", func() error {
+			_, err := r.ExchangeSummaryByID(ctx, big, long)
+			return err
+		}},
+	}
+	for _, c := range cases {
+		if err := c.run(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		plans := r.take()
+		if len(plans) == 0 {
+			t.Fatalf("%s: no plan recorded", c.name)
+		}
+		if scans := seqScans(t, plans); len(scans) > 0 {
+			t.Errorf("%s: sequential scan of %v:\n%s", c.name, scans, strings.Join(plans, "\n"))
+		}
+	}
+}
