@@ -39,22 +39,26 @@ func (s *Store) searchWorkspace(ctx context.Context, userID int64, query string,
 	var hits []SearchHit
 	err := s.searching(ctx, func(tx *sqlx.Tx) error {
 		return tx.SelectContext(ctx, &hits, `
-		WITH q AS (SELECT websearch_to_tsquery('english', $2) AS q)
-		(SELECT 'page' AS kind, p.id, 0::bigint AS message_id, p.title,
-		        ts_headline('english', p.content, q.q, 'StartSel=**,StopSel=**,MaxWords=30,MinWords=10') AS snippet,
-		        ts_rank(p.search, q.q) AS rank, p.updated_at AS at
-		 FROM pages p, q WHERE p.owner_id = $1 AND p.deleted_at IS NULL AND p.search @@ q.q)
-		UNION ALL
-		(SELECT DISTINCT ON (e.id) 'conversation', e.id, m.id, e.title,
-		        ts_headline('english', m.content, q.q, 'StartSel=**,StopSel=**,MaxWords=30,MinWords=10'),
-		        ts_rank(m.search, q.q), m.created_at
-		 FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id, q
-		 WHERE m.user_id = $1 AND e.user_id = $1 AND e.deleted_at IS NULL AND e.id <> $3 AND `+livePage+`
-		   AND (m.role = 'user' OR (m.role = 'assistant' AND m.metadata->>'provider' IS DISTINCT FROM 'offline'))
-		   AND m.search @@ websearch_to_tsquery('english', $2)
-		 ORDER BY e.id, ts_rank(m.search, q.q) DESC, m.id)
-		ORDER BY rank DESC, at DESC
-		LIMIT $4`, userID, query, excludeExchange, limit)
+		WITH q AS (SELECT websearch_to_tsquery('english', $2) AS q),
+		best AS (
+			(SELECT 'page' AS kind, p.id, 0::bigint AS message_id, p.title, ts_rank(p.search, q.q) AS rank, p.updated_at AS at
+			 FROM pages p, q WHERE p.owner_id = $1 AND p.deleted_at IS NULL AND p.search @@ q.q)
+			UNION ALL
+			(SELECT DISTINCT ON (e.id) 'conversation', e.id, m.id, e.title, ts_rank(m.search, q.q), m.created_at
+			 FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id, q
+			 WHERE m.user_id = $1 AND e.user_id = $1 AND e.deleted_at IS NULL AND e.id <> $3 AND `+livePage+`
+			   AND (m.role = 'user' OR (m.role = 'assistant' AND m.metadata->>'provider' IS DISTINCT FROM 'offline'))
+			   AND m.search @@ websearch_to_tsquery('english', $2)
+			 ORDER BY e.id, ts_rank(m.search, q.q) DESC, m.id)
+			ORDER BY rank DESC, at DESC
+			LIMIT $4)
+		-- Snippets only for the hits shown.
+		SELECT b.kind, b.id, b.message_id, b.title, b.rank, b.at,
+		       ts_headline('english', CASE WHEN b.kind = 'page' THEN (SELECT p.content FROM pages p WHERE p.id = b.id)
+		                                   ELSE (SELECT m.content FROM chat_message m WHERE m.id = b.message_id) END,
+		                   q.q, 'StartSel=**,StopSel=**,MaxWords=30,MinWords=10') AS snippet
+		FROM best b, q
+		ORDER BY b.rank DESC, b.at DESC`, userID, query, excludeExchange, limit)
 	})
 	if err != nil {
 		return nil, notFound(err, "search workspace")
