@@ -23,9 +23,9 @@ import (
 // leaf_message_id swaps the tail after the fork. So every read of the branch is an index range on
 // chat_message_branch_idx, never a walk of the tree, whatever the conversation's length.
 
-// turnsOf counts the user messages on the branch on screen of exchange row e: index-only on
-// chat_message_branch_turns_idx, branched or not.
-const turnsOf = `(SELECT count(*) FROM chat_message m WHERE m.exchange_id = e.id AND m.role = 'user' AND m.on_branch)`
+// turnsOf is the number of user messages on the branch on screen of exchange row e, which triggers
+// keep in chat_exchange.turns (migration 00010): the sidebar reads it instead of counting.
+const turnsOf = `e.turns`
 
 // Siblings places a user message or an answer among its versions: it is version Index (from 1) of
 // Count; Prev and Next are the neighbouring versions' ids (0 at either end).

@@ -67,6 +67,11 @@ unix_socket_directories = ''
 max_connections = 200
 CONF
   fi
+  # A search reads one person's matching rows all over chat_message: keep them in PostgreSQL's own
+  # cache rather than the 128MB default (clusters made before this get it at their next start).
+  if ! grep -q '^shared_buffers = 1GB' "$data/postgresql.conf"; then
+    echo "shared_buffers = 1GB" | as_owner tee -a "$data/postgresql.conf" >/dev/null
+  fi
   if ! as_owner "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
       say "port $port is taken by another program; set PARLEY_PG_PORT to a free port"

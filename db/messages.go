@@ -217,8 +217,8 @@ func (s *Store) ExchangeMessages(ctx context.Context, exchangeID int64) ([]Messa
 
 // ExchangeWindow returns the last limit messages on the branch on screen before position before (0:
 // up to the end), in display order, and whether older ones exist. It reads them newest first on
-// chat_message_exchange_position_idx and stops after limit+1, so a long conversation opens in a
-// time independent of its length.
+// chat_message_branch_idx and stops after limit+1, so a long conversation, branched or not, opens
+// in a time independent of its length.
 func (s *Store) ExchangeWindow(ctx context.Context, exchangeID int64, before, limit int) ([]Message, bool, error) {
 	if before <= 0 {
 		before = math.MaxInt32
@@ -250,7 +250,7 @@ func (s *Store) ExchangeRange(ctx context.Context, exchangeID int64, from, befor
 		return nil, false, notFound(err, "exchange range")
 	}
 	var older bool
-	err = s.DB.GetContext(ctx, &older, `SELECT EXISTS (SELECT 1 FROM chat_message WHERE exchange_id = $1 AND position < $2)`, exchangeID, from)
+	err = s.DB.GetContext(ctx, &older, `SELECT EXISTS (SELECT 1 FROM chat_message WHERE exchange_id = $1 AND on_branch AND position < $2)`, exchangeID, from)
 	return out, older, notFound(err, "older messages")
 }
 
