@@ -1,0 +1,138 @@
+package db_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"parley/db"
+	"parley/db/dbtest"
+)
+
+// branchByWalk is the branch on screen computed the slow way, from the tree: every message while
+// the exchange never branched, else the leaf, its ancestors and their reasoning and tool items, in
+// position order; and its number of questions.
+func branchByWalk(t *testing.T, store *db.Store, exchangeID int64) ([]int64, int) {
+	t.Helper()
+	var all []struct {
+		ID       int64  `db:"id"`
+		ParentID *int64 `db:"parent_id"`
+		Role     string `db:"role"`
+	}
+	if err := store.DB.Select(&all, `SELECT id, parent_id, role FROM chat_message WHERE exchange_id = $1 ORDER BY position, id`, exchangeID); err != nil {
+		t.Fatal(err)
+	}
+	var leaf *int64
+	if err := store.DB.Get(&leaf, `SELECT leaf_message_id FROM chat_exchange WHERE id = $1`, exchangeID); err != nil {
+		t.Fatal(err)
+	}
+	path := map[int64]bool{}
+	parents := map[int64]*int64{}
+	for _, m := range all {
+		parents[m.ID] = m.ParentID
+	}
+	for id := leaf; id != nil; id = parents[*id] {
+		path[*id] = true
+	}
+	var ids []int64
+	turns := 0
+	for _, m := range all {
+		item := m.Role == db.RoleReasoning || m.Role == db.RoleFunctionCall || m.Role == db.RoleFunctionCallOutput
+		if leaf == nil || path[m.ID] || (item && m.ParentID != nil && path[*m.ParentID]) {
+			ids = append(ids, m.ID)
+			if m.Role == db.RoleUser {
+				turns++
+			}
+		}
+	}
+	return ids, turns
+}
+
+// Regenerate, edit-and-resend, switching versions, opening a hit in an older version and new
+// turns on either branch keep the stored branch (chat_message.on_branch) and the sidebar's turn
+// count (chat_exchange.turns) exactly what a walk of the tree from the leaf gives.
+func TestBranchFlagsAndTurnCountsFollowEveryMove(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Open(t)
+	u, err := store.CreateUser(ctx, "ada@example.com", "Ada", "hash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := db.Owner{UserID: u.ID}
+	var exchangeID int64
+	check := func(step string) {
+		t.Helper()
+		want, turns := branchByWalk(t, store, exchangeID)
+		msgs, err := store.ExchangeMessages(ctx, exchangeID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]int64, len(msgs))
+		for i, m := range msgs {
+			got[i] = m.ID
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: branch %v, the tree says %v", step, got, want)
+		}
+		row, err := store.ExchangeSummaryByID(ctx, u.ID, exchangeID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if row.Turns != turns {
+			t.Fatalf("%s: %d turns, the tree says %d", step, row.Turns, turns)
+		}
+	}
+	finish := func(m db.Message) {
+		t.Helper()
+		if err := store.SetAnswer(ctx, m.ID, "answer", db.StatusComplete, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn := func(q string) db.Turn {
+		t.Helper()
+		tr, err := store.StartTurn(ctx, db.NewTurn{UserID: u.ID, ExchangeID: exchangeID, Query: q, Title: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exchangeID = tr.Exchange.ID
+		if _, err := store.InsertBefore(ctx, tr.Assistant.ID, db.Message{ParentID: &tr.Assistant.ID, Role: db.RoleReasoning, Content: "thinking", Status: db.StatusComplete}); err != nil {
+			t.Fatal(err)
+		}
+		finish(tr.Assistant)
+		check("turn " + q)
+		return tr
+	}
+	first := turn("one")
+	second := turn("two")
+	turn("three")
+
+	regen, err := store.Regenerate(ctx, o, exchangeID, second.Assistant.ID, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("regenerate the second answer")
+	finish(regen)
+	turn("four, after the new answer")
+
+	edited, answer, err := store.EditQuery(ctx, o, exchangeID, first.User.ID, "one, edited", 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("edit the first question")
+	finish(answer)
+	turn("five, on the edited line")
+
+	if err := store.SwitchBranch(ctx, o, exchangeID, edited.ID, first.User.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("switch back to the first question")
+	if err := store.SwitchBranch(ctx, o, exchangeID, regen.ID, second.Assistant.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("switch to the old second answer")
+	turn("six, after the old answer")
+	if err := store.ShowVersionOf(ctx, exchangeID, answer.ID); err != nil {
+		t.Fatal(err)
+	}
+	check("open a hit in the edited line")
+}
