@@ -232,9 +232,11 @@ func (t *table) run(b *testing.B, name, target string, limit float64, fn func())
 func (t *table) http(b *testing.B, name string, c *handlerstest.Client, path, target string, limit float64) figure {
 	fragment := strings.HasPrefix(path, "/history")
 	get := func() {
-		res := c.Get(path)
+		var res handlerstest.Response
 		if fragment {
 			res = htmxGet(c, path)
+		} else {
+			res = c.Get(path)
 		}
 		if res.Status != 200 {
 			b.Fatalf("%s: GET %s: %d", name, path, res.Status)
