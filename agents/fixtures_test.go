@@ -12,9 +12,9 @@ import (
 	"parley/agents"
 )
 
-// fixtureDir holds recorded upstream bodies and what a client must assemble from them. CI keeps
-// shared/ beside the repository, at the same relative place.
-const fixtureDir = "../../shared/fixtures/llm-streams"
+// fixtureDir holds recorded upstream bodies and what a client must assemble from them (see its
+// README.md for where each comes from).
+const fixtureDir = "testdata/streams"
 
 type expectedStream struct {
 	WireFormat string  `json:"wire_format"`

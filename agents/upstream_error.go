@@ -22,6 +22,9 @@ const (
 	KindIncompleteStream ErrorKind = "incomplete_stream" // the stream ended (or broke) before a finish reason arrived
 	KindHTTPError        ErrorKind = "http_error"        // the upstream answered with HTTP 4xx/5xx; Status is set
 	KindContentFilter    ErrorKind = "content_filter"    // the upstream's content filter stopped the answer
+	KindRefusal          ErrorKind = "refusal"           // the model declined to answer (OpenAI's refusal, Anthropic's stop_reason refusal)
+	KindTokenLimit       ErrorKind = "token_limit"       // the token limit came before any answer text (often spent on reasoning)
+	KindNotEventStream   ErrorKind = "not_event_stream"  // the upstream answered 2xx with something other than an event stream (an HTML page, plain JSON, text)
 	KindTimeout          ErrorKind = "timeout"           // a deadline passed, or the upstream went silent too long
 	KindCanceled         ErrorKind = "canceled"          // ctx was canceled, or the emit callback stopped the stream
 )
