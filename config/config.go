@@ -64,6 +64,9 @@ type Config struct {
 	AnthropicBaseURL string `env:"PARLEY_ANTHROPIC_BASE_URL"`
 	AnthropicAPIKey  string `env:"PARLEY_ANTHROPIC_API_KEY"`
 	AnthropicModel   string `env:"PARLEY_ANTHROPIC_MODEL"`
+	// AnthropicThinkingBudget is the tokens of extended thinking Claude may spend on an answer of
+	// an agent whose reasoning capability is on (at least 1024, Anthropic's minimum).
+	AnthropicThinkingBudget int `env:"PARLEY_ANTHROPIC_THINKING_BUDGET" envDefault:"2048"`
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration `env:"PARLEY_SHUTDOWN_TIMEOUT" envDefault:"15s"`
 }
@@ -107,6 +110,9 @@ func (c Config) Validate() error {
 	}
 	if c.AnswerTimeout < time.Second {
 		return errors.New("PARLEY_ANSWER_TIMEOUT must be at least 1s")
+	}
+	if c.AnthropicThinkingBudget < 1024 {
+		return errors.New("PARLEY_ANTHROPIC_THINKING_BUDGET must be at least 1024 tokens (Anthropic's minimum)")
 	}
 	if c.OfflineDelay < 0 {
 		return errors.New("PARLEY_OFFLINE_DELAY must not be negative")

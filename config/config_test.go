@@ -13,6 +13,8 @@ func TestBadValueNamesItsVariable(t *testing.T) {
 		{"PARLEY_LOG_LEVEL", "loud", "PARLEY_LOG_LEVEL"},
 		{"PARLEY_SESSION_KEY", "c2hvcnQ=", "PARLEY_SESSION_KEY"},
 		{"PARLEY_PUBLIC_URL", "ftp://x", "PARLEY_PUBLIC_URL"},
+		{"PARLEY_ANTHROPIC_THINKING_BUDGET", "500", "PARLEY_ANTHROPIC_THINKING_BUDGET"},
+		{"PARLEY_ANTHROPIC_THINKING_BUDGET", "lots", "PARLEY_ANTHROPIC_THINKING_BUDGET"},
 	}
 	for _, c := range cases {
 		t.Run(c.env, func(t *testing.T) {
