@@ -34,8 +34,8 @@ type expectedStream struct {
 	} `json:"tool_calls"`
 	ThinkingBlocks []agents.ThinkingBlock `json:"thinking_blocks"`
 	Truncated      bool                   `json:"truncated"`
-	FinishReason *string `json:"finish_reason"`
-	Usage        *struct {
+	FinishReason   *string                `json:"finish_reason"`
+	Usage          *struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 		TotalTokens      int `json:"total_tokens"`
