@@ -111,7 +111,7 @@ func (c Config) Validate() error {
 	if c.AnswerTimeout < time.Second {
 		return errors.New("PARLEY_ANSWER_TIMEOUT must be at least 1s")
 	}
-	if c.AnthropicThinkingBudget < 1024 {
+	if c.AnthropicThinkingBudget != 0 && c.AnthropicThinkingBudget < 1024 { // 0: the provider's default
 		return errors.New("PARLEY_ANTHROPIC_THINKING_BUDGET must be at least 1024 tokens (Anthropic's minimum)")
 	}
 	if c.OfflineDelay < 0 {
