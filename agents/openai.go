@@ -21,7 +21,8 @@ import (
 // SDK's decoder does not accept a lone CR as a line end and ends at an in-stream error without
 // the finish reason that came with it. Reasoning is read from the delta's "reasoning_content"
 // (DeepSeek, older vLLM) or else "reasoning" (OpenRouter, Ollama, newer vLLM), fields the SDK's
-// types do not declare.
+// types do not declare, and from <think> tags inside the content (think_tags.go). Tool calls are
+// assembled as toolCallOf says; a server that ignores "stream": true is read as one chunk.
 type OpenAI struct {
 	client   openai.Client
 	model    string
