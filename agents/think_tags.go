@@ -91,20 +91,16 @@ func (t *thinkTags) scan(buf string) (at int, tag string, partial bool) {
 		c := buf[i]
 		if c == '<' && !t.code.inCode(c) {
 			rest := buf[i:]
-			var candidates []string
-			if !text {
-				candidates = append(candidates, thinkOpen)
-			}
-			if !t.tagged {
-				candidates = append(candidates, thinkClose)
-			}
-			for _, want := range candidates {
-				if strings.HasPrefix(rest, want) {
-					return i, want, false
-				}
-				if len(rest) < len(want) && strings.HasPrefix(want, rest) {
-					return i, "", true
-				}
+			closing := !t.tagged && strings.HasPrefix(rest, thinkClose)
+			switch {
+			case strings.HasPrefix(rest, thinkOpen) && !text:
+				return i, thinkOpen, false
+			case strings.HasPrefix(rest, thinkOpen):
+				t.tagged = true // an opening tag in prose is quoted: so is a closing one after it
+			case closing:
+				return i, thinkClose, false
+			case len(rest) < len(thinkClose) && (strings.HasPrefix(thinkOpen, rest) || !t.tagged && strings.HasPrefix(thinkClose, rest)):
+				return i, "", true
 			}
 		}
 		t.code.step(c)
