@@ -53,6 +53,11 @@ func TestOpenAIHTTPErrorsAreReadableAndHideTheKey(t *testing.T) {
 			wantText: "upstream connect error",
 		},
 		{
+			name: "502 with a proxy's HTML page", status: 502, contentType: "text/html",
+			body:     "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>",
+			wantText: `HTTP 502: an HTML page titled "502 Bad Gateway"`,
+		},
+		{
 			name: "404 with Ollama's string error", status: 404, contentType: "application/json",
 			body:     `{"error":"model \"llama9\" not found, try pulling it first"}`,
 			wantText: `model "llama9" not found`,

@@ -107,6 +107,15 @@ func bodyKind(contentType string, body *bufio.Reader) string {
 
 var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
 
+// pageTitle is the <title> of an HTML body as one line, "" when it has none.
+func pageTitle(body []byte) string {
+	m := htmlTitle.FindSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(html.UnescapeString(string(m[1]))), " ")
+}
+
 // notEventStream explains a 2xx answer that was not an event stream, naming what it was.
 func notEventStream(kind string, resp *http.Response, body []byte, key string) *UpstreamError {
 	what := resp.Header.Get("Content-Type")
@@ -116,10 +125,8 @@ func notEventStream(kind string, resp *http.Response, body []byte, key string) *
 	switch kind {
 	case "html":
 		msg := fmt.Sprintf("The model provider answered HTTP %d with an HTML page instead of an event stream (often a proxy's error or sign-in page; check the base URL)", resp.StatusCode)
-		if m := htmlTitle.FindSubmatch(body); m != nil {
-			if title := strings.Join(strings.Fields(html.UnescapeString(string(m[1]))), " "); title != "" {
-				msg += ": " + clip(redact(title, key), 200)
-			}
+		if title := pageTitle(body); title != "" {
+			msg += ": " + clip(redact(title, key), 200)
 		}
 		return &UpstreamError{Kind: KindNotEventStream, Code: "html", Message: msg + "."}
 	case "json":

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -94,6 +95,9 @@ func requestError(ctx context.Context, err error, resp *http.Response, key strin
 		message = strings.TrimSpace(redact(message, key))
 		if message == "" {
 			message = http.StatusText(resp.StatusCode)
+			if title := pageTitle(body); title != "" {
+				message = "an HTML page titled " + strconv.Quote(clip(redact(title, key), 200))
+			}
 		}
 		return &UpstreamError{
 			Kind:    KindHTTPError,
