@@ -57,3 +57,51 @@ func TestBrokenToolArgumentsAreAToolErrorNeverARun(t *testing.T) {
 		t.Errorf("follow-up sent arguments %q and tool output %q; want {} and %q", sentArgs, sentOutput, output)
 	}
 }
+
+// Gemini's OpenAI-compatible endpoint sends two calls without an index or an id and finishes with
+// "stop": both run, and the follow-up carries both calls and both outputs, never one merged call.
+func TestCallsWithoutIndexAllRunEachWithItsOwnArguments(t *testing.T) {
+	up := handlerstest.FakeOpenAI(t, func(call int64) handlerstest.Reply {
+		if call == 1 {
+			return handlerstest.Reply{Finish: "stop", ToolCalls: []handlerstest.ToolCallDelta{
+				{NoIndex: true, Name: "search_workspace", Args: `{"query":"alpha"}`},
+				{NoIndex: true, Name: "search_workspace", Args: `{"query":"beta"}`}}}
+		}
+		return handlerstest.Reply{Deltas: []string{"Nothing on alpha or beta."}}
+	})
+	_, c := signedIn(t, handlerstest.WithUpstream(up))
+	api := cookieAPI(t, c)
+	var res chatResponse
+	api.json("POST", "/api/chat", `{"query": "alpha and beta?"}`, 200, &res)
+	if res.Response != "Nothing on alpha or beta." {
+		t.Fatalf("answer %+v", res)
+	}
+	var items []struct{ Role, Status, Arguments string }
+	api.json("GET", fmt.Sprintf("/api/chat/exchange/%d/messages?kinds=all", res.ExchangeID), "", 200, &items)
+	var args []string
+	for _, it := range items {
+		if it.Role == "function_call" {
+			args = append(args, it.Arguments)
+			if it.Status != "complete" {
+				t.Errorf("call %s is %s", it.Arguments, it.Status)
+			}
+		}
+	}
+	if strings.Join(args, " ") != `{"query":"alpha"} {"query":"beta"}` {
+		t.Fatalf("calls %q, want alpha and beta apart", args)
+	}
+	msgs, _ := up.LastRequest()["messages"].([]any)
+	calls, outputs := 0, 0
+	for _, m := range msgs {
+		m := m.(map[string]any)
+		if tc, ok := m["tool_calls"].([]any); ok {
+			calls += len(tc)
+		}
+		if m["role"] == "tool" {
+			outputs++
+		}
+	}
+	if calls != 2 || outputs != 2 {
+		t.Errorf("follow-up carries %d calls and %d outputs, want 2 and 2", calls, outputs)
+	}
+}
