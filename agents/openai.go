@@ -174,8 +174,8 @@ func (p *OpenAI) completion(a *assembler, body []byte) bool {
 // toolCallOf finds the call a tool_calls fragment belongs to, the way servers really send them,
 // or begins a new one. A fragment joins the call its id names; else the latest call at its index;
 // else, when it has no index (Gemini), the latest call. It begins another call when it brings an
-// id different from that call's (some Ollama versions send every call at index 0), or a name
-// after that call's arguments are already whole JSON.
+// id different from that call's (some Ollama versions send every call at index 0), or a name with
+// arguments after that call's arguments are already whole JSON.
 func toolCallOf(a *assembler, tc chunkToolCall) (*callState, error) {
 	id, name := tc.ID, tc.Function.Name
 	wire := -1
@@ -185,7 +185,8 @@ func toolCallOf(a *assembler, tc chunkToolCall) (*callState, error) {
 	c := matchCall(a.calls, wire, id)
 	if c != nil {
 		differentID := id != "" && c.call.ID != "" && c.call.ID != id
-		restarts := id == "" && name != "" && c.call.Name != "" && c.args.Len() > 0 && json.Valid([]byte(c.args.String()))
+		// A name repeated on a fragment without arguments is not a new call.
+		restarts := id == "" && name != "" && tc.Function.Arguments != "" && c.call.Name != "" && c.args.Len() > 0 && json.Valid([]byte(c.args.String()))
 		if !differentID && !restarts {
 			if c.call.ID == "" {
 				c.call.ID = id

@@ -352,3 +352,26 @@ func TestOpenAIRawBytesSplitAcrossDeltasJoinIntoWholeCharacters(t *testing.T) {
 	}
 	checkEvents(t, rec, res)
 }
+
+// A server that repeats the call's name on later fragments (with or without arguments) still
+// makes one call, as long as the arguments are not yet whole or the fragment adds none.
+func TestOpenAIRepeatedToolNameIsNotANewCall(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, tc := range []string{
+			`{"index":0,"id":"call_1","type":"function","function":{"name":"search_workspace","arguments":""}}`,
+			`{"index":0,"function":{"name":"search_workspace","arguments":"{\"query\":"}}`,
+			`{"index":0,"function":{"name":"search_workspace","arguments":"\"tide\"}"}}`,
+			`{"index":0,"function":{"name":"search_workspace","arguments":""}}`,
+		} {
+			_, _ = w.Write([]byte(`data: {"choices":[{"index":0,"delta":{"tool_calls":[` + tc + `]}}]}` + "\n\n"))
+		}
+		_, _ = w.Write([]byte(`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n"))
+	})
+	rec := &recorder{}
+	res, err := openAIProvider(t, up.URL).Stream(t.Context(), agents.Request{}, rec.emit)
+	if err != nil || len(res.ToolCalls) != 1 || res.ToolCalls[0].Arguments != `{"query":"tide"}` || res.ToolCalls[0].ID != "call_1" {
+		t.Fatalf("tool calls %+v, err %v; want one call", res.ToolCalls, err)
+	}
+	checkEvents(t, rec, res)
+}
