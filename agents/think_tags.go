@@ -224,3 +224,20 @@ func (c *codeSpans) settle() {
 		c.span = 0
 	}
 }
+
+// SplitReasoning separates inline <think> reasoning from a whole answer text by the same rules
+// as a stream (see thinkTags): answers stored before Parley read the tags still hold them.
+func SplitReasoning(text string) (answer, reasoning string) {
+	var t thinkTags
+	for _, p := range append(t.feed(text), t.flush()...) {
+		switch p.kind {
+		case pieceAnswer:
+			answer += p.text
+		case pieceReasoning:
+			reasoning += p.text
+		case pieceWasReasoning:
+			reasoning, answer = reasoning+answer, ""
+		}
+	}
+	return answer, reasoning
+}

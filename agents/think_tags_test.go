@@ -56,6 +56,9 @@ func TestThinkTagsSplitTheSameWhereverTheDeltasCut(t *testing.T) {
 				bytes = append(bytes, c.text[i:i+1])
 			}
 			splits = append(splits, bytes)
+			if answer, reasoning := SplitReasoning(c.text); answer != c.answer || reasoning != c.reasoning {
+				t.Fatalf("SplitReasoning: answer %q reasoning %q", answer, reasoning)
+			}
 			for _, parts := range splits {
 				answer, reasoning := splitThink(parts)
 				if answer != c.answer || reasoning != c.reasoning {

@@ -331,7 +331,10 @@ func (g *Generator) history(messages []db.Message, answerID int64) []agents.Mess
 		case m.Role == db.RoleUser:
 			out = append(out, agents.Message{Role: agents.RoleUser, Content: m.Content})
 		case m.Role == db.RoleAssistant && m.Content != "":
-			out = append(out, agents.Message{Role: agents.RoleAssistant, Content: m.Content})
+			// Reasoning never goes back: answers stored before the tags were read may hold it.
+			if answer, _ := agents.SplitReasoning(m.Content); answer != "" {
+				out = append(out, agents.Message{Role: agents.RoleAssistant, Content: answer})
+			}
 		}
 	}
 	budget := g.HistoryBudget * 4
