@@ -64,10 +64,12 @@ bench: assets ## Run the benchmarks once each
 	@url=$${PARLEY_TEST_DATABASE_URL:-$$($(PGCTL) start)} || exit 1; \
 	PARLEY_TEST_DATABASE_URL=$$url $(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./...
 
-lint: ## gofmt, go vet, templ generate -check
+lint: node_modules/.installed ## gofmt, go vet, templ generate -check, OpenAPI lint (redocly recommended rules, swagger-parser)
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool templ generate -check -path views
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true npx --no-install redocly lint --extends=recommended --format=stylish handlers/openapi.json
+	node scripts/validate-openapi.mjs handlers/openapi.json
 
 clean: ## Remove build output (keeps .data/)
 	rm -rf bin static/vendor $(CSS) node_modules

@@ -1,10 +1,9 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,21 +14,28 @@ import (
 )
 
 // Anthropic streams from the Anthropic Messages API (POST {BaseURL}/v1/messages with
-// "stream": true). Thinking blocks become reasoning, text blocks the answer, tool_use blocks tool
+// "stream": true). Thinking blocks become reasoning (and are kept, signed, in Result.Thinking;
+// redacted_thinking blocks are kept opaque and never shown), text blocks the answer, tool_use blocks tool
 // calls whose arguments are the concatenated input_json_delta fragments. Usage is cumulative:
 // message_start gives the input tokens, each message_delta the output tokens so far. The finish
 // reason is Anthropic's stop_reason as sent ("end_turn", "tool_use", "max_tokens" …); "refusal"
-// fails with kind content_filter. As for OpenAI, the SDK sends the request and our decoder reads
+// fails with kind refusal. A Request that asks to Think turns on extended thinking with the
+// configured budget. As for OpenAI, the SDK sends the request and our decoder reads
 // the event stream.
 type Anthropic struct {
-	client anthropic.Client
-	model  string
-	key    string
-	idle   time.Duration
+	client         anthropic.Client
+	model          string
+	key            string
+	idle           time.Duration
+	thinkingBudget int // tokens of extended thinking when a Request asks to Think
 }
 
 // DefaultAnthropicBaseURL is used when Config.BaseURL is empty; "/v1/messages" is appended.
 const DefaultAnthropicBaseURL = "https://api.anthropic.com"
+
+// DefaultThinkingBudget is the extended thinking budget, in tokens, when Config.ThinkingBudget is
+// 0 (Anthropic's minimum is 1,024).
+const DefaultThinkingBudget = 2048
 
 // DefaultMaxTokens caps an Anthropic answer when Request.MaxTokens is 0 (the API requires a cap).
 const DefaultMaxTokens = 4096
@@ -49,6 +55,8 @@ func newAnthropic(cfg Config, baseURL *url.URL) *Anthropic {
 		model:  cfg.Model,
 		key:    cfg.APIKey,
 		idle:   idleLimit(cfg),
+		// Config.ThinkingBudget, DefaultThinkingBudget when 0.
+		thinkingBudget: cmp.Or(cfg.ThinkingBudget, DefaultThinkingBudget),
 	}
 }
 
@@ -70,32 +78,25 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) er
 	if !a.opened(ctx, stream.Err(), resp, p.key) {
 		return a.result()
 	}
-
-	idle := newIdleWatch(p.idle, cancel)
-	defer idle.Stop()
-	events := newSSEDecoder(idle.reader(resp.Body))
 	blocks := anthropicBlocks{}
-	for {
-		ev, err := events.Next()
-		if errors.Is(err, io.EOF) {
-			return a.result()
-		}
-		if err != nil {
-			return a.stop(ctx, idle, err)
-		}
-		stop, err := p.event(a, blocks, ev)
-		if err != nil || stop || a.err != nil {
-			return a.result()
-		}
-	}
+	return streamReader{
+		key:   p.key,
+		idle:  p.idle,
+		event: func(ev sseEvent) (bool, error) { return p.event(a, blocks, ev) },
+	}.read(ctx, a, resp, cancel)
 }
 
-// anthropicBlocks maps a tool_use block's content index to its tool call index (0, 1, … in the
-// order the tool_use blocks arrive).
-type anthropicBlocks map[int64]int
+// anthropicBlocks follows the open content blocks by their content index: a tool_use block's tool
+// call, or a thinking block being assembled (its text and signature, or redacted data).
+type anthropicBlocks map[int64]*anthropicBlock
 
-// event feeds one stream event to a. stop reports message_stop; err is emit's error.
-func (p *Anthropic) event(a *assembler, blocks anthropicBlocks, ev sseEvent) (stop bool, err error) {
+type anthropicBlock struct {
+	call     *callState
+	thinking *ThinkingBlock
+}
+
+// event feeds one stream event to a. end reports message_stop; err is emit's error.
+func (p *Anthropic) event(a *assembler, blocks anthropicBlocks, ev sseEvent) (end bool, err error) {
 	var e anthropic.MessageStreamEventUnion
 	if err := json.Unmarshal(ev.Data, &e); err != nil {
 		a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent an event that is not valid JSON.", Err: err})
@@ -116,29 +117,47 @@ func (p *Anthropic) event(a *assembler, blocks anthropicBlocks, ev sseEvent) (st
 		b := e.ContentBlock
 		switch b.Type {
 		case "tool_use":
-			call := len(blocks)
-			blocks[e.Index] = call
-			return false, a.toolStart(call, b.ID, b.Name)
+			c, err := a.openCall(-1, b.ID, b.Name)
+			blocks[e.Index] = &anthropicBlock{call: c}
+			return false, err
 		case "text":
 			return false, a.text(b.Text)
 		case "thinking":
+			blocks[e.Index] = &anthropicBlock{thinking: &ThinkingBlock{Type: "thinking", Thinking: b.Thinking, Signature: b.Signature}}
 			return false, a.think(b.Thinking)
+		case "redacted_thinking":
+			// Encrypted reasoning: kept opaque, sent back, never shown.
+			blocks[e.Index] = &anthropicBlock{thinking: &ThinkingBlock{Type: "redacted_thinking", Data: b.Data}}
 		}
 	case "content_block_delta":
+		blk := blocks[e.Index]
 		switch e.Delta.Type {
 		case "text_delta":
 			return false, a.text(e.Delta.Text)
 		case "thinking_delta":
+			if blk != nil && blk.thinking != nil {
+				blk.thinking.Thinking += e.Delta.Thinking
+			}
 			return false, a.think(e.Delta.Thinking)
+		case "signature_delta":
+			if blk != nil && blk.thinking != nil {
+				blk.thinking.Signature += e.Delta.Signature
+			}
 		case "input_json_delta":
-			if call, ok := blocks[e.Index]; ok {
-				return false, a.toolArgs(call, e.Delta.PartialJSON)
+			if blk != nil && blk.call != nil {
+				return false, a.toolArgs(blk.call, e.Delta.PartialJSON)
 			}
 		}
-		// signature_delta and citations_delta carry nothing we show.
+		// citations_delta carries nothing we show.
 	case "content_block_stop":
-		if call, ok := blocks[e.Index]; ok {
-			return false, a.toolEnd(call)
+		blk := blocks[e.Index]
+		delete(blocks, e.Index)
+		switch {
+		case blk == nil:
+		case blk.call != nil:
+			return false, a.toolEnd(blk.call)
+		case blk.thinking != nil:
+			a.thinking = append(a.thinking, *blk.thinking)
 		}
 	case "message_delta":
 		a.setFinish(string(e.Delta.StopReason))
@@ -171,11 +190,18 @@ func (p *Anthropic) params(req Request) anthropic.MessageNewParams {
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
+	think := req.Think && p.thinkingBudget > 0
+	if think && maxTokens <= p.thinkingBudget {
+		maxTokens = p.thinkingBudget + DefaultMaxTokens // the budget counts within max_tokens
+	}
 	system, messages := anthropicMessages(req)
 	params := anthropic.MessageNewParams{
 		Model:     anthropic.Model(model),
 		MaxTokens: int64(maxTokens),
 		Messages:  messages,
+	}
+	if think {
+		params.Thinking = anthropic.ThinkingConfigParamOfEnabled(int64(p.thinkingBudget))
 	}
 	if system != "" {
 		params.System = []anthropic.TextBlockParam{{Text: system}}
@@ -242,6 +268,15 @@ func anthropicMessages(req Request) (string, []anthropic.MessageParam) {
 			add(false, anthropic.NewToolResultBlock(m.ToolCallID, m.Content, false))
 		case RoleAssistant:
 			var blocks []anthropic.ContentBlockParamUnion
+			// A tool-use turn's signed thinking goes back first, unchanged, as the API requires.
+			for _, t := range m.Thinking {
+				switch t.Type {
+				case "thinking":
+					blocks = append(blocks, anthropic.NewThinkingBlock(t.Signature, t.Thinking))
+				case "redacted_thinking":
+					blocks = append(blocks, anthropic.NewRedactedThinkingBlock(t.Data))
+				}
+			}
 			if m.Content != "" {
 				blocks = append(blocks, anthropic.NewTextBlock(m.Content))
 			}

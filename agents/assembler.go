@@ -20,6 +20,10 @@ type assembler struct {
 	usage     *Usage
 	err       *UpstreamError // the first upstream failure
 	stopped   error          // emit's error, which ends the stream
+	ended     bool           // the upstream's end marker arrived ([DONE], message_stop)
+	tags      thinkTags      // inline <think> reasoning inside the answer text
+	refusal   strings.Builder
+	thinking  []ThinkingBlock // Anthropic's signed blocks, in order
 	// Bytes of a UTF-8 sequence that a fragment cut short, held for the next fragment. JSON
 	// strings should not carry raw partial sequences, but the SDKs' decoders pass them through.
 	textCarry, thinkCarry []byte
@@ -27,6 +31,7 @@ type assembler struct {
 
 type callState struct {
 	call  ToolCall
+	wire  int // the upstream's index for it, -1 when it sent none
 	args  strings.Builder
 	ended bool
 }
@@ -49,24 +54,59 @@ func (a *assembler) send(ev Event) error {
 	return nil
 }
 
-// text appends an answer fragment; "" adds nothing and emits nothing.
+// text appends an answer fragment, less any inline <think> reasoning in it, which goes to the
+// reasoning; "" adds nothing and emits nothing.
 func (a *assembler) text(s string) error {
 	s = wholeRunes(&a.textCarry, s)
 	if s == "" {
 		return nil
 	}
-	a.content.WriteString(s)
-	return a.send(Event{Kind: EventTextDelta, Text: s})
+	return a.pieces(a.tags.feed(s))
 }
 
-// think appends a reasoning fragment; "" adds nothing and emits nothing.
+func (a *assembler) pieces(ps []thinkPiece) error {
+	for _, p := range ps {
+		var err error
+		switch p.kind {
+		case pieceAnswer:
+			a.content.WriteString(p.text)
+			err = a.send(Event{Kind: EventTextDelta, Text: p.text})
+		case pieceReasoning:
+			err = a.reason(p.text)
+		case pieceWasReasoning:
+			moved := a.content.String()
+			if moved == "" {
+				continue
+			}
+			a.content.Reset()
+			a.reasoning.WriteString(moved)
+			err = a.send(Event{Kind: EventTextWasReasoning, Text: moved})
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// think appends a fragment of reasoning sent in its own field or block; "" adds nothing and
+// emits nothing.
 func (a *assembler) think(s string) error {
-	s = wholeRunes(&a.thinkCarry, s)
+	return a.reason(wholeRunes(&a.thinkCarry, s))
+}
+
+func (a *assembler) reason(s string) error {
 	if s == "" {
 		return nil
 	}
 	a.reasoning.WriteString(s)
 	return a.send(Event{Kind: EventReasoningDelta, Text: s})
+}
+
+// refuse appends a fragment of a refusal (OpenAI's delta.refusal): the model declined, and the
+// stream fails with kind refusal quoting it.
+func (a *assembler) refuse(s string) {
+	a.refusal.WriteString(s)
 }
 
 // wholeRunes prefixes s with the bytes carried from the last fragment and returns the longest
@@ -90,41 +130,17 @@ func wholeRunes(carry *[]byte, s string) string {
 	return strings.ToValidUTF8(string(b[:cut]), "\uFFFD")
 }
 
-func (a *assembler) call(index int) *callState {
-	for _, c := range a.calls {
-		if c.call.Index == index {
-			return c
-		}
-	}
-	return nil
-}
-
-// toolStart opens the call at index, or fills in an id or name that arrives late.
-func (a *assembler) toolStart(index int, id, name string) error {
-	if c := a.call(index); c != nil {
-		if c.call.ID == "" {
-			c.call.ID = id
-		}
-		if c.call.Name == "" {
-			c.call.Name = name
-		}
-		return nil
-	}
-	c := &callState{call: ToolCall{Index: index, ID: id, Name: name}}
+// openCall begins a tool call (its Index is its place in arrival order) and emits its start. wire
+// is the index the upstream gave it, -1 for none.
+func (a *assembler) openCall(wire int, id, name string) (*callState, error) {
+	c := &callState{call: ToolCall{Index: len(a.calls), ID: id, Name: name}, wire: wire}
 	a.calls = append(a.calls, c)
 	ev := c.call
-	return a.send(Event{Kind: EventToolCallStart, ToolCall: &ev})
+	return c, a.send(Event{Kind: EventToolCallStart, ToolCall: &ev})
 }
 
-// toolArgs appends an arguments fragment to the call at index, opening it if needed.
-func (a *assembler) toolArgs(index int, fragment string) error {
-	c := a.call(index)
-	if c == nil {
-		if err := a.toolStart(index, "", ""); err != nil {
-			return err
-		}
-		c = a.call(index)
-	}
+// toolArgs appends an arguments fragment to c.
+func (a *assembler) toolArgs(c *callState, fragment string) error {
 	if fragment == "" {
 		return nil
 	}
@@ -134,9 +150,8 @@ func (a *assembler) toolArgs(index int, fragment string) error {
 	return a.send(Event{Kind: EventToolCallDelta, ToolCall: &ev})
 }
 
-// toolEnd closes the call at index and emits it whole. A call without arguments gets "{}".
-func (a *assembler) toolEnd(index int) error {
-	c := a.call(index)
+// toolEnd closes c and emits it whole. A call without arguments gets "{}".
+func (a *assembler) toolEnd(c *callState) error {
 	if c == nil || c.ended {
 		return nil
 	}
@@ -177,9 +192,15 @@ func (a *assembler) fail(err *UpstreamError) {
 	}
 }
 
-// result applies the completeness rule and sends the terminal event. A stream is complete when a
-// finish reason arrived and no error did; a content filter stop counts as an error. Open tool calls
-// are closed (tool_call_end) just before finish.
+// result classifies how the stream ended and sends the terminal event (see Result):
+//   - emit refused an event: canceled;
+//   - an upstream error, a content filter stop or a refusal: failed with that reason;
+//   - neither a finish reason nor an end marker (the body just ended): incomplete;
+//   - a token-limit finish: complete but Truncated, unless the limit left no answer at all
+//     (often all of it went to reasoning), which fails with kind token_limit saying so;
+//   - else complete, with or without a finish reason.
+//
+// Open tool calls are closed (tool_call_end) just before finish.
 func (a *assembler) result() (Result, error) {
 	// A sequence still cut short at the end can no longer be completed.
 	if len(a.textCarry) > 0 {
@@ -190,17 +211,14 @@ func (a *assembler) result() (Result, error) {
 		a.thinkCarry = nil
 		_ = a.think("\uFFFD")
 	}
+	_ = a.pieces(a.tags.flush())
+	truncated := a.finish == "length" || a.finish == "max_tokens"
 	if a.stopped == nil && a.err == nil {
-		switch {
-		case a.finish == "":
-			a.fail(&UpstreamError{Kind: KindIncompleteStream, Message: "The model's stream ended before the answer was finished."})
-		case a.finish == "content_filter" || a.finish == "refusal":
-			a.fail(&UpstreamError{Kind: KindContentFilter, Code: a.finish, Message: "The model provider's content filter stopped this answer."})
-		}
+		a.classify(truncated)
 	}
 	if a.stopped == nil && a.err == nil {
 		for _, c := range a.calls {
-			if a.toolEnd(c.call.Index) != nil {
+			if a.toolEnd(c) != nil {
 				break
 			}
 		}
@@ -212,6 +230,7 @@ func (a *assembler) result() (Result, error) {
 	res := Result{
 		Content:      a.content.String(),
 		Reasoning:    a.reasoning.String(),
+		Thinking:     a.thinking,
 		FinishReason: a.finish,
 		Usage:        a.usage,
 	}
@@ -231,10 +250,28 @@ func (a *assembler) result() (Result, error) {
 	case a.err != nil:
 		res.Err = a.err
 	default:
-		res.Complete = true
+		res.Complete, res.Truncated = true, truncated
 		return res, nil
 	}
 	return res, res.Err
+}
+
+// classify records a failure for a stream that ended without an error event but not well.
+func (a *assembler) classify(truncated bool) {
+	switch {
+	case a.finish == "content_filter":
+		a.fail(&UpstreamError{Kind: KindContentFilter, Code: a.finish, Message: "The model provider's content filter stopped this answer."})
+	case a.refusal.Len() > 0:
+		a.fail(&UpstreamError{Kind: KindRefusal, Code: "refusal", Message: "The model declined to answer: " + clip(strings.TrimSpace(a.refusal.String()), 500)})
+	case a.finish == "refusal":
+		a.fail(&UpstreamError{Kind: KindRefusal, Code: a.finish, Message: "The model declined to answer."})
+	case a.finish == "" && !a.ended:
+		a.fail(&UpstreamError{Kind: KindIncompleteStream, Message: "The model's stream ended before the answer was finished."})
+	case truncated && strings.TrimSpace(a.content.String()) == "" && len(a.calls) == 0 && a.reasoning.Len() > 0:
+		a.fail(&UpstreamError{Kind: KindTokenLimit, Code: a.finish, Message: "The model spent its whole token budget on reasoning and wrote no answer."})
+	case truncated && strings.TrimSpace(a.content.String()) == "" && len(a.calls) == 0:
+		a.fail(&UpstreamError{Kind: KindTokenLimit, Code: a.finish, Message: "The model reached its token limit before writing any answer."})
+	}
 }
 
 // stop records why reading ended early (ctx, idle watchdog or a broken connection) and returns

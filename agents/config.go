@@ -21,6 +21,9 @@ const (
 // error of kind timeout. Reasoning models can think for minutes before the first byte.
 const DefaultIdleTimeout = 5 * time.Minute
 
+// MinThinkingBudget is the smallest extended thinking budget Anthropic accepts, in tokens.
+const MinThinkingBudget = 1024
+
 // Config picks and configures a provider; the cmd layer fills it from PARLEY_* variables.
 //
 //   - Kind: "offline" (also when empty), "openai" or "anthropic".
@@ -31,15 +34,19 @@ const DefaultIdleTimeout = 5 * time.Minute
 //   - Model: PARLEY_OPENAI_MODEL or PARLEY_ANTHROPIC_MODEL, required for those kinds.
 //   - OfflineDelay: pause between streamed words of the offline provider; 0 in tests.
 //   - IdleTimeout: see DefaultIdleTimeout (used when 0).
+//   - ThinkingBudget: anthropic: PARLEY_ANTHROPIC_THINKING_BUDGET, the tokens of extended thinking
+//     when an agent with the reasoning capability asks (Request.Think); DefaultThinkingBudget when
+//     0, at least 1,024 (Anthropic's minimum) otherwise.
 //   - HTTPClient: optional; nil uses the SDK's default client.
 type Config struct {
-	Kind         string
-	BaseURL      string
-	APIKey       string
-	Model        string
-	OfflineDelay time.Duration
-	IdleTimeout  time.Duration
-	HTTPClient   *http.Client
+	Kind           string
+	BaseURL        string
+	APIKey         string
+	Model          string
+	OfflineDelay   time.Duration
+	IdleTimeout    time.Duration
+	ThinkingBudget int
+	HTTPClient     *http.Client
 }
 
 // New builds the provider cfg names. Its errors name the environment variable to fix and never
@@ -81,6 +88,9 @@ func New(cfg Config) (Provider, error) {
 		}
 		if strings.TrimSpace(cfg.Model) == "" {
 			return nil, errors.New("agents: PARLEY_ANTHROPIC_MODEL is required, e.g. claude-sonnet-4-5")
+		}
+		if cfg.ThinkingBudget != 0 && cfg.ThinkingBudget < MinThinkingBudget {
+			return nil, fmt.Errorf("agents: PARLEY_ANTHROPIC_THINKING_BUDGET must be at least %d tokens (Anthropic's minimum), got %d", MinThinkingBudget, cfg.ThinkingBudget)
 		}
 		cfg.Model = strings.TrimSpace(cfg.Model)
 		return newAnthropic(cfg, base), nil

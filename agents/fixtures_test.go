@@ -12,55 +12,72 @@ import (
 	"parley/agents"
 )
 
-// fixtureDir holds recorded upstream bodies and what a client must assemble from them. CI keeps
-// shared/ beside the repository, at the same relative place.
-const fixtureDir = "../../shared/fixtures/llm-streams"
+// fixtureDir holds recorded upstream bodies and what a client must assemble from them (see its
+// README.md for where each comes from).
+const fixtureDir = "testdata/streams"
 
+// expectedStream is a fixture's NN-name.expected.json: what a client must assemble from the body
+// NN-name.sse (or .html, .json, .txt for bodies that are not event streams, served with
+// ContentType).
 type expectedStream struct {
-	WireFormat string  `json:"wire_format"`
-	Content    string  `json:"content"`
-	Reasoning  *string `json:"reasoning"`
-	ToolCalls  []struct {
+	WireFormat  string  `json:"wire_format"`
+	ContentType string  `json:"content_type"` // "" is text/event-stream
+	Content     string  `json:"content"`
+	Reasoning   *string `json:"reasoning"`
+	ToolCalls   []struct {
 		Index           int             `json:"index"`
 		ID              string          `json:"id"`
 		Name            string          `json:"name"`
 		Arguments       string          `json:"arguments"`
-		ArgumentsParsed json.RawMessage `json:"arguments_parsed"`
+		ArgumentsParsed json.RawMessage `json:"arguments_parsed"` // null: CheckArguments must refuse them
+		ExtraContent    json.RawMessage `json:"extra_content"`
 	} `json:"tool_calls"`
-	FinishReason *string `json:"finish_reason"`
-	Usage        *struct {
+	ThinkingBlocks []agents.ThinkingBlock `json:"thinking_blocks"`
+	Truncated      bool                   `json:"truncated"`
+	FinishReason   *string                `json:"finish_reason"`
+	Usage          *struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 		TotalTokens      int `json:"total_tokens"`
 	} `json:"usage"`
 	Error *struct {
-		Kind string `json:"kind"`
+		Kind            string `json:"kind"`
+		MessageContains string `json:"message_contains"`
 	} `json:"error"`
 	Complete bool `json:"complete"`
 }
 
 func TestStreamsAssembleEveryFixture(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.sse"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixtures in %s: %v", fixtureDir, err)
+	files, err := filepath.Glob(filepath.Join(fixtureDir, "*.expected.json"))
+	if err != nil || len(files) < 34 {
+		t.Fatalf("%d fixtures in %s, want at least 34: %v", len(files), fixtureDir, err)
 	}
 	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), ".sse")
-		body, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
+		name := strings.TrimSuffix(filepath.Base(file), ".expected.json")
 		var want expectedStream
-		raw, err := os.ReadFile(strings.TrimSuffix(file, ".sse") + ".expected.json")
+		raw, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := json.Unmarshal(raw, &want); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		var fixture struct {
+			File string `json:"fixture"`
+		}
+		_ = json.Unmarshal(raw, &fixture)
+		body, err := os.ReadFile(filepath.Join(fixtureDir, fixture.File))
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, mode := range writeModes {
 			t.Run(name+"/"+mode.name, func(t *testing.T) {
-				up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { replay(w, body, mode) })
+				up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+					if want.ContentType != "" {
+						w.Header().Set("Content-Type", want.ContentType)
+					}
+					replay(w, body, mode)
+				})
 				var p agents.Provider
 				switch want.WireFormat {
 				case "openai-chat-completions-sse":
@@ -98,14 +115,33 @@ func checkFixture(t *testing.T, want expectedStream, res agents.Result, err erro
 		if got.Index != w.Index || got.ID != w.ID || got.Name != w.Name || got.Arguments != w.Arguments {
 			t.Errorf("tool call %d = %+v, want index %d id %q name %q arguments %q", i, got, w.Index, w.ID, w.Name, w.Arguments)
 		}
-		var gotArgs, wantArgs any
-		if err := json.Unmarshal([]byte(got.Arguments), &gotArgs); err != nil {
-			t.Errorf("tool call %d arguments are not JSON: %v", i, err)
+		if string(w.ArgumentsParsed) == "null" {
+			if err := got.CheckArguments(); err == nil || !strings.Contains(err.Error(), got.Name) {
+				t.Errorf("tool call %d: CheckArguments = %v, want an error naming %s", i, err, got.Name)
+			}
+			continue
 		}
+		if err := got.CheckArguments(); err != nil {
+			t.Errorf("tool call %d: %v", i, err)
+		}
+		var gotArgs, wantArgs any
+		_ = json.Unmarshal([]byte(got.Arguments), &gotArgs)
 		_ = json.Unmarshal(w.ArgumentsParsed, &wantArgs)
 		if !reflect.DeepEqual(gotArgs, wantArgs) {
 			t.Errorf("tool call %d arguments parse to %v, want %v", i, gotArgs, wantArgs)
 		}
+		var gotExtra, wantExtra any
+		_ = json.Unmarshal(got.Extra, &gotExtra)
+		_ = json.Unmarshal(w.ExtraContent, &wantExtra)
+		if !reflect.DeepEqual(gotExtra, wantExtra) {
+			t.Errorf("tool call %d extra content %s, want %s", i, got.Extra, w.ExtraContent)
+		}
+	}
+	if !reflect.DeepEqual(res.Thinking, want.ThinkingBlocks) {
+		t.Errorf("Thinking = %+v, want %+v", res.Thinking, want.ThinkingBlocks)
+	}
+	if res.Truncated != want.Truncated {
+		t.Errorf("Truncated = %v, want %v", res.Truncated, want.Truncated)
 	}
 	switch {
 	case want.Usage == nil && res.Usage != nil:
@@ -129,6 +165,8 @@ func checkFixture(t *testing.T, want expectedStream, res agents.Result, err erro
 		t.Errorf("Err = %v, want none", res.Err)
 	case want.Error != nil && string(agents.KindOf(res.Err)) != want.Error.Kind:
 		t.Errorf("Err = %v (kind %q), want kind %q", res.Err, agents.KindOf(res.Err), want.Error.Kind)
+	case want.Error != nil && res.Err != nil && !strings.Contains(res.Err.Error(), want.Error.MessageContains):
+		t.Errorf("Err = %q, want it to say %q", res.Err, want.Error.MessageContains)
 	}
 	if res.Err != nil && strings.Contains(res.Err.Error(), testKey) {
 		t.Errorf("error shows the API key: %v", res.Err)

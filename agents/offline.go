@@ -109,10 +109,11 @@ func (o *Offline) Stream(ctx context.Context, req Request, emit func(Event) erro
 	finish := "stop"
 	if reply.call != nil {
 		finish = "tool_calls"
-		if err := a.toolStart(reply.call.Index, reply.call.ID, reply.call.Name); err != nil {
+		c, err := a.openCall(-1, reply.call.ID, reply.call.Name)
+		if err != nil {
 			return a.result()
 		}
-		if err := a.toolArgs(reply.call.Index, reply.call.Arguments); err != nil {
+		if err := a.toolArgs(c, reply.call.Arguments); err != nil {
 			return a.result()
 		}
 	}

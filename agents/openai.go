@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"time"
@@ -24,7 +21,8 @@ import (
 // SDK's decoder does not accept a lone CR as a line end and ends at an in-stream error without
 // the finish reason that came with it. Reasoning is read from the delta's "reasoning_content"
 // (DeepSeek, older vLLM) or else "reasoning" (OpenRouter, Ollama, newer vLLM), fields the SDK's
-// types do not declare.
+// types do not declare, and from <think> tags inside the content (think_tags.go). Tool calls are
+// assembled as toolCallOf says; a server that ignores "stream": true is read as one chunk.
 type OpenAI struct {
 	client   openai.Client
 	model    string
@@ -73,31 +71,17 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 	if !a.opened(ctx, stream.Err(), resp, p.key) {
 		return a.result()
 	}
-	if mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mediaType == "application/json" {
-		// A server that ignores "stream": true, or reports an error with status 200.
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-		a.fail(streamError(body, p.key))
-		return a.result()
-	}
-
-	idle := newIdleWatch(p.idle, cancel)
-	defer idle.Stop()
-	events := newSSEDecoder(idle.reader(resp.Body))
-	for {
-		ev, err := events.Next()
-		if errors.Is(err, io.EOF) {
-			return a.result()
-		}
-		if err != nil {
-			return a.stop(ctx, idle, err)
-		}
-		if bytes.Equal(bytes.TrimSpace(ev.Data), []byte("[DONE]")) {
-			return a.result()
-		}
-		if p.chunk(a, ev) != nil || a.err != nil {
-			return a.result()
-		}
-	}
+	return streamReader{
+		key:  p.key,
+		idle: p.idle,
+		event: func(ev sseEvent) (bool, error) {
+			if bytes.Equal(bytes.TrimSpace(ev.Data), []byte("[DONE]")) {
+				return true, nil
+			}
+			return false, p.chunk(a, ev)
+		},
+		whole: func(body []byte) bool { return p.completion(a, body) },
+	}.read(ctx, a, resp, cancel)
 }
 
 // chunk feeds one chat.completion.chunk (or error frame) to a. It returns emit's error.
@@ -115,34 +99,13 @@ func (p *OpenAI) chunk(a *assembler, ev sseEvent) error {
 		if choice.Index != 0 {
 			continue // we never ask for n > 1
 		}
-		d := choice.Delta
-		if err := a.think(string(d.reasoning())); err != nil {
+		if err := p.delta(a, choice.Delta); err != nil {
 			return err
-		}
-		if err := a.text(string(d.Content)); err != nil {
-			return err
-		}
-		if err := a.text(string(d.Refusal)); err != nil {
-			return err
-		}
-		for _, tc := range d.ToolCalls {
-			if tc.ID != "" || tc.Function.Name != "" {
-				if err := a.toolStart(tc.Index, tc.ID, tc.Function.Name); err != nil {
-					return err
-				}
-			}
-			if err := a.toolArgs(tc.Index, string(tc.Function.Arguments)); err != nil {
-				return err
-			}
 		}
 		a.setFinish(choice.FinishReason)
 	}
 	if c.Usage != nil {
-		if err := a.setUsage(Usage{
-			PromptTokens:     c.Usage.PromptTokens,
-			CompletionTokens: c.Usage.CompletionTokens,
-			TotalTokens:      c.Usage.TotalTokens,
-		}); err != nil {
+		if err := a.setUsage(c.Usage.usage()); err != nil {
 			return err
 		}
 	}
@@ -150,6 +113,106 @@ func (p *OpenAI) chunk(a *assembler, ev sseEvent) error {
 	// {"error":{…}} frame. Either way the turn failed, whatever follows.
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		a.fail(streamError(ev.Data, p.key))
+	}
+	return nil
+}
+
+// delta feeds one choice's delta (or a whole answer's message) to a.
+func (p *OpenAI) delta(a *assembler, d chunkDelta) error {
+	if err := a.think(string(d.reasoning())); err != nil {
+		return err
+	}
+	if err := a.text(string(d.Content)); err != nil {
+		return err
+	}
+	a.refuse(string(d.Refusal))
+	for _, tc := range d.ToolCalls {
+		c, err := toolCallOf(a, tc)
+		if err != nil {
+			return err
+		}
+		if len(tc.ExtraContent) > 0 && string(tc.ExtraContent) != "null" {
+			c.call.Extra = append(json.RawMessage(nil), tc.ExtraContent...)
+		}
+		if err := a.toolArgs(c, string(tc.Function.Arguments)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// completion reads a whole chat.completion object, sent by a server that ignored "stream": true,
+// as if it had been streamed in one chunk. It reports false when body is not one.
+func (p *OpenAI) completion(a *assembler, body []byte) bool {
+	var doc struct {
+		Choices []struct {
+			Index        int        `json:"index"`
+			Message      chunkDelta `json:"message"`
+			FinishReason string     `json:"finish_reason"`
+		} `json:"choices"`
+		Usage *wireUsage `json:"usage"`
+	}
+	if json.Unmarshal(body, &doc) != nil || len(doc.Choices) == 0 {
+		return false
+	}
+	a.ended = true
+	for _, choice := range doc.Choices {
+		if choice.Index != 0 {
+			continue
+		}
+		if p.delta(a, choice.Message) != nil {
+			return true
+		}
+		a.setFinish(choice.FinishReason)
+	}
+	if doc.Usage != nil {
+		_ = a.setUsage(doc.Usage.usage())
+	}
+	return true
+}
+
+// toolCallOf finds the call a tool_calls fragment belongs to, the way servers really send them,
+// or begins a new one. A fragment joins the call its id names; else the latest call at its index;
+// else, when it has no index (Gemini), the latest call. It begins another call when it brings an
+// id different from that call's (some Ollama versions send every call at index 0), or a name with
+// arguments after that call's arguments are already whole JSON.
+func toolCallOf(a *assembler, tc chunkToolCall) (*callState, error) {
+	id, name := tc.ID, tc.Function.Name
+	wire := -1
+	if tc.Index != nil {
+		wire = *tc.Index
+	}
+	c := matchCall(a.calls, wire, id)
+	if c != nil {
+		differentID := id != "" && c.call.ID != "" && c.call.ID != id
+		// A name repeated on a fragment without arguments is not a new call.
+		restarts := id == "" && name != "" && tc.Function.Arguments != "" && c.call.Name != "" && c.args.Len() > 0 && json.Valid([]byte(c.args.String()))
+		if !differentID && !restarts {
+			if c.call.ID == "" {
+				c.call.ID = id
+			}
+			if c.call.Name == "" {
+				c.call.Name = name
+			}
+			return c, nil
+		}
+	}
+	return a.openCall(wire, id, name)
+}
+
+// matchCall is the call with id, else the latest at wire index, else (no index) the latest.
+func matchCall(calls []*callState, wire int, id string) *callState {
+	if id != "" {
+		for i := len(calls) - 1; i >= 0; i-- {
+			if calls[i].call.ID == id {
+				return calls[i]
+			}
+		}
+	}
+	for i := len(calls) - 1; i >= 0; i-- {
+		if wire < 0 || calls[i].wire == wire {
+			return calls[i]
+		}
 	}
 	return nil
 }
@@ -166,28 +229,40 @@ type chunkWire struct {
 		Delta        chunkDelta `json:"delta"`
 		FinishReason string     `json:"finish_reason"`
 	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-		TotalTokens      int `json:"total_tokens"`
-	} `json:"usage"`
+	Usage *wireUsage      `json:"usage"`
 	Error json.RawMessage `json:"error"`
+}
+
+// wireUsage is the usage object of a chunk or completion.
+type wireUsage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+func (u wireUsage) usage() Usage {
+	return Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 }
 
 // chunkDelta is one choice's delta in a chunkWire.
 type chunkDelta struct {
-	Content          wireText `json:"content"`
-	Refusal          wireText `json:"refusal"`
-	ReasoningContent wireText `json:"reasoning_content"`
-	Reasoning        wireText `json:"reasoning"`
-	ToolCalls        []struct {
-		Index    int    `json:"index"`
-		ID       string `json:"id"`
-		Function struct {
-			Name      string   `json:"name"`
-			Arguments wireText `json:"arguments"`
-		} `json:"function"`
-	} `json:"tool_calls"`
+	Content          wireText        `json:"content"`
+	Refusal          wireText        `json:"refusal"`
+	ReasoningContent wireText        `json:"reasoning_content"`
+	Reasoning        wireText        `json:"reasoning"`
+	ToolCalls        []chunkToolCall `json:"tool_calls"`
+}
+
+// chunkToolCall is one tool_calls fragment. Index is nil when the server sent none (Gemini).
+// ExtraContent is Gemini's {"google":{"thought_signature":…}}, which must go back with the call.
+type chunkToolCall struct {
+	Index    *int   `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string   `json:"name"`
+		Arguments wireText `json:"arguments"`
+	} `json:"function"`
+	ExtraContent json.RawMessage `json:"extra_content"`
 }
 
 // reasoning is the delta's reasoning fragment. Servers that send both fields repeat the same text
@@ -250,12 +325,14 @@ func openAIMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 				am.Content.OfString = openai.String(m.Content)
 			}
 			for _, tc := range m.ToolCalls {
-				am.ToolCalls = append(am.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
-					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
-						ID:       tc.ID,
-						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: argumentsOrEmpty(tc.Arguments)},
-					},
-				})
+				call := &openai.ChatCompletionMessageFunctionToolCallParam{
+					ID:       tc.ID,
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: argumentsOrEmpty(tc.Arguments)},
+				}
+				if len(tc.Extra) > 0 {
+					call.SetExtraFields(map[string]any{"extra_content": tc.Extra})
+				}
+				am.ToolCalls = append(am.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: call})
 			}
 			out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &am})
 		}

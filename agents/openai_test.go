@@ -53,6 +53,11 @@ func TestOpenAIHTTPErrorsAreReadableAndHideTheKey(t *testing.T) {
 			wantText: "upstream connect error",
 		},
 		{
+			name: "502 with a proxy's HTML page", status: 502, contentType: "text/html",
+			body:     "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>",
+			wantText: `HTTP 502: an HTML page titled "502 Bad Gateway"`,
+		},
+		{
 			name: "404 with Ollama's string error", status: 404, contentType: "application/json",
 			body:     `{"error":"model \"llama9\" not found, try pulling it first"}`,
 			wantText: `model "llama9" not found`,
@@ -344,6 +349,29 @@ func TestOpenAIRawBytesSplitAcrossDeltasJoinIntoWholeCharacters(t *testing.T) {
 	res, err := openAIProvider(t, up.URL).Stream(t.Context(), agents.Request{}, rec.emit)
 	if err != nil || res.Content != "café 東京!" {
 		t.Errorf("Content = %q, err %v", res.Content, err)
+	}
+	checkEvents(t, rec, res)
+}
+
+// A server that repeats the call's name on later fragments (with or without arguments) still
+// makes one call, as long as the arguments are not yet whole or the fragment adds none.
+func TestOpenAIRepeatedToolNameIsNotANewCall(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, tc := range []string{
+			`{"index":0,"id":"call_1","type":"function","function":{"name":"search_workspace","arguments":""}}`,
+			`{"index":0,"function":{"name":"search_workspace","arguments":"{\"query\":"}}`,
+			`{"index":0,"function":{"name":"search_workspace","arguments":"\"tide\"}"}}`,
+			`{"index":0,"function":{"name":"search_workspace","arguments":""}}`,
+		} {
+			_, _ = w.Write([]byte(`data: {"choices":[{"index":0,"delta":{"tool_calls":[` + tc + `]}}]}` + "\n\n"))
+		}
+		_, _ = w.Write([]byte(`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}` + "\n\ndata: [DONE]\n\n"))
+	})
+	rec := &recorder{}
+	res, err := openAIProvider(t, up.URL).Stream(t.Context(), agents.Request{}, rec.emit)
+	if err != nil || len(res.ToolCalls) != 1 || res.ToolCalls[0].Arguments != `{"query":"tide"}` || res.ToolCalls[0].ID != "call_1" {
+		t.Fatalf("tool calls %+v, err %v; want one call", res.ToolCalls, err)
 	}
 	checkEvents(t, rec, res)
 }

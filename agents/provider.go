@@ -6,7 +6,12 @@
 // holds ToolCalls, run them, append the assistant and tool Messages and ask again.
 package agents
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
 
 // EventKind names one streamed item.
 type EventKind string
@@ -17,12 +22,16 @@ type EventKind string
 const (
 	EventTextDelta      EventKind = "text_delta"      // Text: the next fragment of the answer
 	EventReasoningDelta EventKind = "reasoning_delta" // Text: the next fragment of the model's visible reasoning
-	EventToolCallStart  EventKind = "tool_call_start" // ToolCall: Index, ID, Name known so far; Arguments ""
-	EventToolCallDelta  EventKind = "tool_call_delta" // ToolCall: Index, ID, Name; Arguments = the new fragment
-	EventToolCallEnd    EventKind = "tool_call_end"   // ToolCall: the whole call; Arguments = the full JSON string
-	EventUsage          EventKind = "usage"           // Usage: token counts so far; each usage event replaces the last
-	EventFinish         EventKind = "finish"          // FinishReason: as the upstream sent it ("stop", "tool_calls", "length", "tool_use" …)
-	EventError          EventKind = "error"           // Err: an *UpstreamError
+	// Text: the whole answer text this stream had sent so far, which a closing </think> without an
+	// opening tag (QwQ, Qwen3: their chat template opens it) shows to have been reasoning. It leaves
+	// the answer and is appended to the reasoning; receivers move it. At most once per stream.
+	EventTextWasReasoning EventKind = "text_was_reasoning"
+	EventToolCallStart    EventKind = "tool_call_start" // ToolCall: Index, ID, Name known so far; Arguments ""
+	EventToolCallDelta    EventKind = "tool_call_delta" // ToolCall: Index, ID, Name; Arguments = the new fragment
+	EventToolCallEnd      EventKind = "tool_call_end"   // ToolCall: the whole call; Arguments = the full JSON string
+	EventUsage            EventKind = "usage"           // Usage: token counts so far; each usage event replaces the last
+	EventFinish           EventKind = "finish"          // FinishReason: as the upstream sent it ("stop", "tool_calls", "length", "tool_use" …)
+	EventError            EventKind = "error"           // Err: an *UpstreamError
 )
 
 // Event is one streamed item. Which fields are set depends on Kind (see the EventKind constants).
@@ -36,15 +45,47 @@ type Event struct {
 	Err          error
 }
 
-// ToolCall is a function call the model asked for. Index orders calls within one answer (the wire's
-// tool_calls[].index for OpenAI-compatible servers, the order of tool_use blocks for Anthropic). ID
-// is the upstream's call id, to be echoed in the tool Message that answers it. Arguments is the
-// JSON object text exactly as the model wrote it; it is valid JSON only once the call has ended.
+// ToolCall is a function call the model asked for. Index is the call's place among the answer's
+// calls in the order they began (0, 1, …), whatever the wire numbered them: OpenAI-compatible
+// servers send an index, several calls at one index with different ids (some Ollama versions), or
+// no index at all (Gemini). ID is the upstream's call id, to be echoed in the tool Message that
+// answers it ("" when the server sent none). Arguments is the JSON object text exactly as the model
+// wrote it; check it with CheckArguments before running the tool. Extra holds provider fields a
+// follow-up request must send back with the call (Gemini's extra_content with its
+// google.thought_signature), as raw JSON; nil when there are none.
 type ToolCall struct {
 	Index     int
 	ID        string
 	Name      string
 	Arguments string
+	Extra     json.RawMessage
+}
+
+// CheckArguments reports whether Arguments is one JSON object, as a tool needs it. The error says
+// what is wrong in words a person and the model can act on.
+func (c ToolCall) CheckArguments() error {
+	dec := json.NewDecoder(strings.NewReader(c.Arguments))
+	var args map[string]any
+	if err := dec.Decode(&args); err != nil {
+		return fmt.Errorf("the arguments of %s are not a JSON object: %s", c.Name, clip(c.Arguments, 200))
+	}
+	if dec.More() {
+		return fmt.Errorf("the arguments of %s hold more than one JSON value: %s", c.Name, clip(c.Arguments, 200))
+	}
+	if args == nil {
+		return fmt.Errorf("the arguments of %s are null, want a JSON object", c.Name)
+	}
+	return nil
+}
+
+// ThinkingBlock is one of Anthropic's signed reasoning blocks, which must be sent back unchanged
+// with the assistant turn that made them when that turn used tools. Type is "thinking" (Thinking
+// is the text, Signature its signature) or "redacted_thinking" (Data is opaque and never shown).
+type ThinkingBlock struct {
+	Type      string
+	Thinking  string
+	Signature string
+	Data      string
 }
 
 // Usage counts tokens as the upstream reported them. For the offline provider one word is one token.
@@ -72,40 +113,53 @@ const (
 )
 
 // Message is one item of the conversation sent to a model. Role is RoleSystem, RoleUser,
-// RoleAssistant or RoleTool. An assistant message may carry the ToolCalls it made; a tool message
-// carries the result (usually JSON) in Content and the call it answers in ToolCallID.
+// RoleAssistant or RoleTool. An assistant message may carry the ToolCalls it made, and the
+// Thinking blocks that came before them (Anthropic requires them back within a tool-use turn); a
+// tool message carries the result (usually JSON) in Content and the call it answers in ToolCallID.
 type Message struct {
 	Role       string
 	Content    string
 	ToolCalls  []ToolCall
 	ToolCallID string
+	Thinking   []ThinkingBlock
 }
 
 // Request is one model call. Model overrides the provider's configured model when not empty.
 // System is the system prompt, sent ahead of Messages. MaxTokens caps the answer; 0 means the
-// provider's default (Anthropic requires a cap, so 0 becomes DefaultMaxTokens there).
+// provider's default (Anthropic requires a cap, so 0 becomes DefaultMaxTokens there). Think asks
+// for the model's reasoning where the provider must be asked for it (Anthropic's extended thinking,
+// with Config.ThinkingBudget); other providers reason or not by model.
 type Request struct {
 	Model     string
 	System    string
 	Messages  []Message
 	Tools     []Tool
 	MaxTokens int
+	Think     bool
 }
 
-// Result is what a stream assembled. Content and Reasoning are the exact concatenations of the
-// text_delta and reasoning_delta fragments. ToolCalls are ordered by Index. FinishReason is the last
-// finish reason the upstream sent, "" if none. Usage is nil when the upstream reported none.
+// Result is what a stream assembled. Content is the answer text (the text_delta fragments, less
+// a text_was_reasoning move) and Reasoning the reasoning (reasoning_delta fragments and moved
+// text), from dedicated fields, thinking blocks or inline <think> tags alike. Thinking holds
+// Anthropic's signed blocks, to send back with a tool-use turn. ToolCalls are ordered by Index.
+// FinishReason is the last finish reason the upstream sent, "" if none. Usage is nil when the
+// upstream reported none.
 //
-// Complete is true when a finish reason arrived and no error did; then Err is nil. Otherwise Err is
-// an *UpstreamError and Content keeps the partial text, so a cut answer can be stored as failed,
-// never as finished. The ToolCalls of a failed stream may be cut short: run them only when Complete.
+// How the stream ended: Complete is true when the upstream said the answer ended (a finish reason,
+// or the stream's own end marker: [DONE], message_stop) and no error came; then Err is nil.
+// Truncated is true, with Complete, when the model stopped at its token limit (finish reason
+// "length" or "max_tokens"): the text is whole so far but cut, and its tool calls are not to be
+// run. Otherwise Err is an *UpstreamError saying why (see ErrorKind) and Content keeps the partial
+// text, so a cut answer is stored as failed, never as finished.
 type Result struct {
 	Content      string
 	Reasoning    string
+	Thinking     []ThinkingBlock
 	ToolCalls    []ToolCall
 	FinishReason string
 	Usage        *Usage
 	Complete     bool
+	Truncated    bool
 	Err          error
 }
 

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -22,6 +23,9 @@ const (
 	KindIncompleteStream ErrorKind = "incomplete_stream" // the stream ended (or broke) before a finish reason arrived
 	KindHTTPError        ErrorKind = "http_error"        // the upstream answered with HTTP 4xx/5xx; Status is set
 	KindContentFilter    ErrorKind = "content_filter"    // the upstream's content filter stopped the answer
+	KindRefusal          ErrorKind = "refusal"           // the model declined to answer (OpenAI's refusal, Anthropic's stop_reason refusal)
+	KindTokenLimit       ErrorKind = "token_limit"       // the token limit came before any answer text (often spent on reasoning)
+	KindNotEventStream   ErrorKind = "not_event_stream"  // the upstream answered 2xx with something other than an event stream (an HTML page, plain JSON, text)
 	KindTimeout          ErrorKind = "timeout"           // a deadline passed, or the upstream went silent too long
 	KindCanceled         ErrorKind = "canceled"          // ctx was canceled, or the emit callback stopped the stream
 )
@@ -91,6 +95,9 @@ func requestError(ctx context.Context, err error, resp *http.Response, key strin
 		message = strings.TrimSpace(redact(message, key))
 		if message == "" {
 			message = http.StatusText(resp.StatusCode)
+			if title := pageTitle(body); title != "" {
+				message = "an HTML page titled " + strconv.Quote(clip(redact(title, key), 200))
+			}
 		}
 		return &UpstreamError{
 			Kind:    KindHTTPError,

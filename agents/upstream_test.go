@@ -31,13 +31,15 @@ var writeModes = []writeMode{
 	{name: "cr", eol: "\r"},
 }
 
-// replay writes body as a text/event-stream response in the given mode, then returns, which
+// replay writes body as a text/event-stream response (unless the handler set another type) in the given mode, then returns, which
 // ends the response.
 func replay(w http.ResponseWriter, body []byte, mode writeMode) {
 	if mode.eol != "\n" {
 		body = bytes.ReplaceAll(body, []byte("\n"), []byte(mode.eol))
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "text/event-stream")
+	}
 	w.WriteHeader(http.StatusOK)
 	if !mode.tiny {
 		_, _ = w.Write(body)
@@ -140,11 +142,28 @@ func (r *recorder) kinds() []agents.EventKind {
 // checkEvents pins what every stream's events must satisfy against its Result.
 func checkEvents(t *testing.T, rec *recorder, res agents.Result) {
 	t.Helper()
-	if got := rec.joined(agents.EventTextDelta); got != res.Content {
-		t.Errorf("text_delta events join to %q, Content is %q", got, res.Content)
+	// Replaying the events as a receiver does gives the Result's text and reasoning.
+	var text, reasoning strings.Builder
+	moves := 0
+	for _, ev := range rec.events {
+		switch ev.Kind {
+		case agents.EventTextDelta:
+			text.WriteString(ev.Text)
+		case agents.EventReasoningDelta:
+			reasoning.WriteString(ev.Text)
+		case agents.EventTextWasReasoning:
+			if moves++; ev.Text != text.String() || moves > 1 {
+				t.Errorf("text_was_reasoning #%d moves %q, the text so far is %q", moves, ev.Text, text.String())
+			}
+			text.Reset()
+			reasoning.WriteString(ev.Text)
+		}
 	}
-	if got := rec.joined(agents.EventReasoningDelta); got != res.Reasoning {
-		t.Errorf("reasoning_delta events join to %q, Reasoning is %q", got, res.Reasoning)
+	if text.String() != res.Content {
+		t.Errorf("text events give %q, Content is %q", text.String(), res.Content)
+	}
+	if reasoning.String() != res.Reasoning {
+		t.Errorf("reasoning events give %q, Reasoning is %q", reasoning.String(), res.Reasoning)
 	}
 	for i, ev := range rec.events {
 		if !utf8.ValidString(ev.Text) {

@@ -21,6 +21,7 @@ type answerWriter struct {
 
 	mu          sync.Mutex
 	answer      strings.Builder // the answer so far, all rounds (a Builder: appending 2,000 deltas stays linear)
+	roundStart  int             // where this round's text begins in answer
 	roundText   bool            // this round has added text
 	textDirty   bool
 	wroteText   bool
@@ -38,6 +39,7 @@ func (w *answerWriter) startRound() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.reasoning = nil
+	w.roundStart = w.answer.Len()
 	if !w.markedStreaming {
 		w.flushLocked(db.StatusStreaming, nil) // pending → streaming: the typing indicator shows
 	}
@@ -57,23 +59,41 @@ func (w *answerWriter) emit(ev agents.Event) error {
 			w.flushLocked(db.StatusStreaming, nil)
 			return nil
 		}
-	case agents.EventReasoningDelta:
-		if w.reasoning == nil {
-			item, err := w.g.Store.InsertBefore(w.ctx, w.job.AnswerID, db.Message{
-				ParentID: &w.job.AnswerID, Role: db.RoleReasoning, Status: db.StatusStreaming,
-				AgentID: &w.job.Agent.ID, AgentType: w.job.Agent.AgentType,
-			})
-			if err != nil {
-				return err
-			}
-			w.reasoning = &item
+	case agents.EventTextWasReasoning:
+		// The round's text so far was reasoning (a closing </think> without an opening tag).
+		kept := w.answer.String()[:w.roundStart]
+		w.answer.Reset()
+		w.answer.WriteString(kept)
+		w.roundText = false
+		w.textDirty = true
+		if err := w.addReasoning(ev.Text); err != nil {
+			return err
 		}
-		w.reasoning.Content += ev.Text
-		w.reasonDirty = true
+	case agents.EventReasoningDelta:
+		if err := w.addReasoning(ev.Text); err != nil {
+			return err
+		}
 	default:
 		return nil
 	}
 	w.scheduleLocked()
+	return nil
+}
+
+// addReasoning appends to this round's reasoning item, inserting it before the answer first.
+func (w *answerWriter) addReasoning(text string) error {
+	if w.reasoning == nil {
+		item, err := w.g.Store.InsertBefore(w.ctx, w.job.AnswerID, db.Message{
+			ParentID: &w.job.AnswerID, Role: db.RoleReasoning, Status: db.StatusStreaming,
+			AgentID: &w.job.Agent.ID, AgentType: w.job.Agent.AgentType,
+		})
+		if err != nil {
+			return err
+		}
+		w.reasoning = &item
+	}
+	w.reasoning.Content += text
+	w.reasonDirty = true
 	return nil
 }
 

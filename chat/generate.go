@@ -207,6 +207,7 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	if capability(job.Agent, "tools") {
 		req.Tools = []agents.Tool{agents.SearchWorkspaceTool}
 	}
+	req.Think = capability(job.Agent, "reasoning")
 	if job.PageID != 0 {
 		if err := g.preparePage(store, &job, &req); err != nil {
 			release()
@@ -222,7 +223,8 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	for round := 0; ; round++ {
 		w.startRound()
 		result, err = g.Provider.Stream(ctx, req, w.emit)
-		more := err == nil && len(result.ToolCalls) > 0 && round < maxToolRounds-1
+		// A truncated answer's calls may be cut short: they are not run.
+		more := err == nil && !result.Truncated && len(result.ToolCalls) > 0 && round < maxToolRounds-1
 		w.endRound(more)
 		if result.Usage != nil {
 			usage.PromptTokens += result.Usage.PromptTokens
@@ -232,7 +234,8 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 		if !more {
 			break
 		}
-		req.Messages = append(req.Messages, agents.Message{Role: agents.RoleAssistant, Content: result.Content, ToolCalls: result.ToolCalls})
+		req.Messages = append(req.Messages, agents.Message{Role: agents.RoleAssistant, Content: result.Content,
+			ToolCalls: sentBack(result.ToolCalls), Thinking: result.Thinking})
 		for _, call := range result.ToolCalls {
 			output, results := g.callTool(ctx, store, job, w, call)
 			found = append(found, results...)
@@ -256,6 +259,9 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 	}
 	if result.FinishReason != "" {
 		meta["finish_reason"] = result.FinishReason
+	}
+	if result.Truncated {
+		meta["truncated"] = true // shown as "cut off at the token limit", with Continue
 	}
 	if p := job.page.proposalMeta(); p != nil {
 		meta["proposal"] = p
@@ -325,7 +331,10 @@ func (g *Generator) history(messages []db.Message, answerID int64) []agents.Mess
 		case m.Role == db.RoleUser:
 			out = append(out, agents.Message{Role: agents.RoleUser, Content: m.Content})
 		case m.Role == db.RoleAssistant && m.Content != "":
-			out = append(out, agents.Message{Role: agents.RoleAssistant, Content: m.Content})
+			// Reasoning never goes back: answers stored before the tags were read may hold it.
+			if answer, _ := agents.SplitReasoning(m.Content); answer != "" {
+				out = append(out, agents.Message{Role: agents.RoleAssistant, Content: answer})
+			}
 		}
 	}
 	budget := g.HistoryBudget * 4
@@ -438,6 +447,11 @@ func (g *Generator) callTool(ctx, store context.Context, job Job, w *answerWrite
 // runTool executes one tool call and returns its output (JSON), the search results it found, and
 // whether it succeeded.
 func (g *Generator) runTool(ctx context.Context, job Job, call agents.ToolCall) (string, []agents.SearchResult, bool) {
+	if err := call.CheckArguments(); err != nil {
+		// Never run a tool on broken arguments: the person and the model see why it did not run.
+		b, _ := json.Marshal(map[string]string{"error": err.Error() + ". Call the tool again with one JSON object."})
+		return string(b), nil, false
+	}
 	switch call.Name {
 	case agents.SearchWorkspaceTool.Name:
 		var args agents.SearchWorkspaceArgs
@@ -470,6 +484,20 @@ func (g *Generator) runTool(ctx context.Context, job Job, call agents.ToolCall) 
 	default:
 		return fmt.Sprintf(`{"error":"unknown tool %q"}`, call.Name), nil, false
 	}
+}
+
+// sentBack is the assistant's tool calls as the follow-up request carries them: a call whose
+// arguments are not a JSON object goes back as {} (strict servers refuse the request otherwise),
+// its tool output saying what was wrong.
+func sentBack(calls []agents.ToolCall) []agents.ToolCall {
+	out := make([]agents.ToolCall, len(calls))
+	for i, c := range calls {
+		if c.CheckArguments() != nil {
+			c.Arguments = "{}"
+		}
+		out[i] = c
+	}
+	return out
 }
 
 // capability reads a boolean from the agent's capabilities JSON; a missing key is true.

@@ -67,6 +67,9 @@ type Config struct {
 	AnthropicBaseURL string `env:"PARLEY_ANTHROPIC_BASE_URL"`
 	AnthropicAPIKey  string `env:"PARLEY_ANTHROPIC_API_KEY"`
 	AnthropicModel   string `env:"PARLEY_ANTHROPIC_MODEL"`
+	// AnthropicThinkingBudget is the tokens of extended thinking Claude may spend on an answer of
+	// an agent whose reasoning capability is on (at least 1024, Anthropic's minimum).
+	AnthropicThinkingBudget int `env:"PARLEY_ANTHROPIC_THINKING_BUDGET" envDefault:"2048"`
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration `env:"PARLEY_SHUTDOWN_TIMEOUT" envDefault:"15s"`
 }
@@ -113,6 +116,9 @@ func (c Config) Validate() error {
 	}
 	if c.SearchTimeout < 10*time.Millisecond || c.SearchTimeout > time.Minute {
 		return errors.New("PARLEY_SEARCH_TIMEOUT must be between 10ms and 1m")
+	}
+	if c.AnthropicThinkingBudget != 0 && c.AnthropicThinkingBudget < 1024 { // 0: the provider's default
+		return errors.New("PARLEY_ANTHROPIC_THINKING_BUDGET must be at least 1024 tokens (Anthropic's minimum)")
 	}
 	if c.OfflineDelay < 0 {
 		return errors.New("PARLEY_OFFLINE_DELAY must not be negative")

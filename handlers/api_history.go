@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"parley/db"
+	"parley/fault"
 )
 
 // apiHistory is GET /api/chat/history?limit=: the caller's general exchanges, most recent activity
@@ -45,13 +46,20 @@ func (a *app) apiPageHistory(c echo.Context) error {
 	return c.JSON(http.StatusOK, newHistoryItems(rows))
 }
 
-// apiExchangeMessages is GET /api/chat/exchange/{id}/messages: every message of the caller's
-// exchange in order (all five roles); someone else's, a missing one or one about a page in the
-// trash is 404, not Galaxy's [].
+// apiExchangeMessages is GET /api/chat/exchange/{id}/messages?kinds=: the caller's exchange in
+// order, on the branch on screen. By default in Galaxy's shape, as ChatGXY's loadPreviousChat
+// reads it: user and assistant items only, alternating, each answer's reasoning and tool items
+// folded into its agent_response (reasoning, metadata.tool_calls). kinds=all returns every item of
+// the five kinds instead. Someone else's, a missing one or one about a page in the trash is 404,
+// not Galaxy's []; another kinds value is 400 naming the field.
 func (a *app) apiExchangeMessages(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
 		return err
+	}
+	kinds := c.QueryParam("kinds")
+	if kinds != "" && kinds != "all" {
+		return fault.Field("kinds", `kinds must be "all" (every item) or left out (Galaxy's user/assistant pairs).`)
 	}
 	ctx := c.Request().Context()
 	if _, err := a.store.OwnerExchange(ctx, db.Owner{UserID: viewer(c).ID}, id); err != nil {
@@ -61,5 +69,8 @@ func (a *app) apiExchangeMessages(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, newMessageItems(msgs))
+	if kinds == "all" {
+		return c.JSON(http.StatusOK, newMessageItems(msgs))
+	}
+	return c.JSON(http.StatusOK, newGalaxyMessageItems(msgs))
 }

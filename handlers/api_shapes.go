@@ -155,6 +155,72 @@ func newMessageItems(msgs []db.Message) []messageItem {
 	return out
 }
 
+// galaxyToolCall is one tool call folded into an answer's agent_response.metadata.tool_calls in
+// Galaxy's shape of /messages: the call and its output, joined by the call id.
+type galaxyToolCall struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	Arguments  string `json:"arguments"`
+	Result     string `json:"result"`
+	Status     string `json:"status"`
+	DurationMS *int   `json:"duration_ms"`
+}
+
+// newGalaxyMessageItems converts a conversation into Galaxy's alternating user/assistant items:
+// reasoning items become the answer's agent_response.reasoning and tool items its
+// agent_response.metadata.tool_calls, in order.
+func newGalaxyMessageItems(msgs []db.Message) []messageItem {
+	reasoning := map[int64]string{}
+	calls := map[int64][]galaxyToolCall{}
+	for _, m := range msgs {
+		if m.ParentID == nil {
+			continue
+		}
+		answer := *m.ParentID
+		switch m.Role {
+		case db.RoleReasoning:
+			reasoning[answer] += m.Content
+		case db.RoleFunctionCall:
+			calls[answer] = append(calls[answer], galaxyToolCall{ID: m.ToolCallID, Name: m.ToolName, Arguments: m.ToolArguments, Status: m.Status})
+		case db.RoleFunctionCallOutput:
+			list := calls[answer]
+			for i := len(list) - 1; i >= 0; i-- {
+				if list[i].ID == m.ToolCallID && list[i].Result == "" {
+					list[i].Result, list[i].Status, list[i].DurationMS = m.ToolResult, m.Status, m.DurationMS
+					break
+				}
+			}
+		}
+	}
+	out := []messageItem{}
+	for _, m := range msgs {
+		if m.Role != db.RoleUser && m.Role != db.RoleAssistant {
+			continue
+		}
+		it := newMessageItem(m, reasoning[m.ID])
+		if list := calls[m.ID]; len(list) > 0 && it.AgentResponse != nil {
+			it.AgentResponse.Metadata = withToolCalls(it.AgentResponse.Metadata, list)
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// withToolCalls adds "tool_calls" to a metadata object.
+func withToolCalls(metadata json.RawMessage, calls []galaxyToolCall) json.RawMessage {
+	fields := map[string]json.RawMessage{}
+	_ = json.Unmarshal(metadata, &fields)
+	if fields == nil {
+		fields = map[string]json.RawMessage{}
+	}
+	fields["tool_calls"], _ = json.Marshal(calls)
+	b, err := json.Marshal(fields)
+	if err != nil {
+		return metadata
+	}
+	return b
+}
+
 // newHistoryItems converts history rows.
 func newHistoryItems(rows []db.ExchangeOverview) []historyItem {
 	out := make([]historyItem, len(rows))

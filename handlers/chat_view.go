@@ -21,6 +21,7 @@ type messageMeta struct {
 	Error *struct {
 		Message string `json:"message"`
 	} `json:"error"`
+	Truncated   bool            `json:"truncated"`
 	Handoff     json.RawMessage `json:"handoff_info"`
 	Confidence  string          `json:"confidence"`
 	Suggestions []struct {
@@ -82,6 +83,7 @@ func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
 		if meta.Error != nil {
 			v.Error = meta.Error.Message
 		}
+		v.Truncated = meta.Truncated
 		if m.Status == db.StatusFailed && v.Error == "" {
 			v.Error = "The answer failed."
 		}

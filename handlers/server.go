@@ -175,6 +175,7 @@ func providerConfig(cfg config.Config) agents.Config {
 		pc.BaseURL, pc.APIKey, pc.Model = cfg.OpenAIBaseURL, cfg.OpenAIAPIKey, cfg.OpenAIModel
 	case agents.ProviderAnthropic:
 		pc.BaseURL, pc.APIKey, pc.Model = cfg.AnthropicBaseURL, cfg.AnthropicAPIKey, cfg.AnthropicModel
+		pc.ThinkingBudget = cfg.AnthropicThinkingBudget
 	}
 	return pc
 }

@@ -108,7 +108,9 @@ type MessageView struct {
 	Model      string
 	Tokens     int
 	Error      string
-	ViaRouter  bool
+	// Truncated: the model stopped at its token limit; the answer says so and offers Continue.
+	Truncated bool
+	ViaRouter bool
 	// HandoffReason is why the router handed the turn to this agent (shown on the badge).
 	HandoffReason string
 	// Confidence is the agent's own estimate ("low", "medium", "high"), when it gave one.

@@ -72,9 +72,11 @@ type Reply struct {
 	ToolCalls []ToolCallDelta
 }
 
-// ToolCallDelta is one tool_calls fragment: the call's Index, and ID and Name when it starts.
+// ToolCallDelta is one tool_calls fragment: the call's Index (left out of the wire when NoIndex,
+// as Gemini sends calls), and ID and Name when it starts.
 type ToolCallDelta struct {
 	Index    int
+	NoIndex  bool
 	ID, Name string
 	Args     string
 }
@@ -128,8 +130,11 @@ func (u *Upstream) Handler(answer func(call int64) Reply) http.Handler {
 			}
 		}
 		for _, tc := range reply.ToolCalls {
-			call := map[string]any{"index": tc.Index, "function": map[string]any{"arguments": tc.Args}}
-			if tc.ID != "" {
+			call := map[string]any{"function": map[string]any{"arguments": tc.Args}}
+			if !tc.NoIndex {
+				call["index"] = tc.Index
+			}
+			if tc.ID != "" || tc.Name != "" {
 				call["id"], call["type"] = tc.ID, "function"
 				call["function"].(map[string]any)["name"] = tc.Name
 			}

@@ -78,9 +78,20 @@
     if (toggle) toggleTools(toggle);
     var copy = event.target.closest("[data-copy-message]");
     if (copy) copyMessage(copy);
+    var more = event.target.closest("[data-continue]");
+    if (more) continueAnswer();
     var copyCode = event.target.closest("[data-copy-code]");
     if (copyCode) Parley.copyText(copyCode, copyCode.parentNode.querySelector("pre").innerText);
   });
+
+  // continueAnswer asks for the rest of an answer cut off at the token limit, through the composer.
+  function continueAnswer() {
+    var form = $("composer");
+    var query = form && form.querySelector("[name=query]");
+    if (!query) return;
+    query.value = "Continue exactly where you stopped.";
+    form.requestSubmit();
+  }
 
   function toggleTools(button) {
     var pane = $("chat-pane");
