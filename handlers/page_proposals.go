@@ -129,7 +129,7 @@ func (a *app) answerDecision(c echo.Context, pageID, id int64, changed db.Page, 
 	}
 	status := http.StatusOK
 	if decideErr != nil {
-		status = statusOf[code]
+		status = statusOf(code)
 		if msg := fault.As(decideErr).Message; msg != v.Reason { // a stale reason shows once
 			v.Error = msg
 		}

@@ -110,7 +110,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
 	e.Use(middleware.RequestID())
 	e.Use(a.requestLogger())
-	e.Use(middleware.Recover())
+	e.Use(a.recoverPanics)
 	e.Use(metricsMiddleware())
 	e.Use(securityHeaders())
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", d.Config.MaxBodyBytes)))
