@@ -81,6 +81,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	markdown.AllowImageHosts(d.Config.ImageHosts)
 	notifier := chat.NewBroker()
 	a := &app{
 		cfg:      d.Config,
@@ -112,7 +113,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.Use(a.requestLogger())
 	e.Use(a.recoverPanics)
 	e.Use(metricsMiddleware())
-	e.Use(securityHeaders())
+	e.Use(securityHeaders(d.Config.ImageHosts))
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", d.Config.MaxBodyBytes)))
 	e.Use(a.partitionCSRF)
 	e.Use(dropQueryCSRF)
@@ -280,9 +281,11 @@ func dropQueryCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// securityHeaders sets the Content-Security-Policy (no inline scripts, no framing) and friends.
-func securityHeaders() echo.MiddlewareFunc {
-	const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+// securityHeaders sets the Content-Security-Policy (no inline scripts, no framing; images from our
+// origin, data: and the PARLEY_IMAGE_HOSTS imageHosts) and friends.
+func securityHeaders(imageHosts []string) echo.MiddlewareFunc {
+	imgSrc := strings.Join(append([]string{"'self'", "data:"}, imageHosts...), " ")
+	csp := "default-src 'self'; script-src 'self'; style-src 'self'; img-src " + imgSrc + "; " +
 		"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
