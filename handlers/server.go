@@ -119,7 +119,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.Use(dropQueryCSRF)
 	e.Use(middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
-		CookieName:     "parley_csrf",
+		CookieName:     csrfCookie,
 		CookiePath:     "/",
 		CookieHTTPOnly: true,
 		CookieSecure:   d.Config.Secure(),
@@ -147,6 +147,8 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.GET("/signin", a.showSignIn)
 	e.POST("/signin", a.submitSignIn, a.limits.signInByIP)
 	e.POST("/signout", a.submitSignOut)
+	e.GET("/signin/keep", a.showKeepGuest, a.requireViewer)
+	e.POST("/signin/keep", a.submitKeepGuest, a.requireViewer)
 
 	// Per-route middleware, not a Group: echo routes unmatched paths through a group's middleware,
 	// which would turn every 404 into a sign-in redirect.
