@@ -55,7 +55,7 @@ var routeClasses = map[string]routeClass{
 	"GET /sessions/:id/share": owner, "POST /sessions/:id/share": owner, "POST /sessions/:id/share/:sid/revoke": owner,
 	"POST /history/delete": owner, "POST /history/restore": owner, "POST /history/trash/restore": owner,
 	"POST /history/trash/purge": owner,
-	"GET /pages/:id": owner, "GET /pages/:id/edit": owner, "POST /pages/:id/save": owner, "POST /pages/:id/preview": owner,
+	"GET /pages/:id":            owner, "GET /pages/:id/edit": owner, "POST /pages/:id/save": owner, "POST /pages/:id/preview": owner,
 	"POST /pages/:id/trash": owner, "POST /pages/:id/restore": owner, "POST /pages/:id/purge": owner,
 	"GET /pages/:id/revisions": owner, "GET /pages/:id/revisions/:rid": owner, "POST /pages/:id/revisions/:rid/restore": owner,
 	"GET /pages/:id/proposals/:pid": owner, "POST /pages/:id/proposals/:pid/accept": owner,
@@ -67,7 +67,7 @@ var routeClasses = map[string]routeClass{
 	"GET /teams/:id/edit": owner, "POST /teams/:id": owner, "POST /teams/:id/delete": owner,
 	"GET /teams/:id/chat": owner, "POST /teams/:id/messages": owner,
 	"POST /account/api-keys/:id/revoke": owner,
-	"POST /api/chat": owner, "GET /api/chat/page/:page_id/history": owner, "GET /api/chat/exchange/:id/messages": owner,
+	"POST /api/chat":                    owner, "GET /api/chat/page/:page_id/history": owner, "GET /api/chat/exchange/:id/messages": owner,
 	"PUT /api/chat/exchange/:id/feedback": owner, "PUT /api/chat/exchange/:id/messages/:message_id/feedback": owner,
 	"DELETE /api/chat/exchange/:id": owner, "PUT /api/chat/exchanges/batch/delete": owner,
 
