@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"time"
 
@@ -30,6 +31,10 @@ type Config struct {
 	SessionTTL time.Duration `env:"PARLEY_SESSION_TTL" envDefault:"720h"`
 	// TrustProxy makes the client IP come from X-Forwarded-For (set it only behind a proxy you run).
 	TrustProxy bool `env:"PARLEY_TRUST_PROXY" envDefault:"false"`
+	// ImageHosts are the hosts (e.g. images.example.com, or host:port) whose images messages and
+	// pages may load; an image from any other origin is shown as a link naming its host. Comma
+	// separated; empty loads none. The CSP's img-src lists the same hosts.
+	ImageHosts []string `env:"PARLEY_IMAGE_HOSTS" envSeparator:","`
 	// MaxBodyBytes bounds every request body.
 	MaxBodyBytes int64 `env:"PARLEY_MAX_BODY_BYTES" envDefault:"1048576"`
 	// SignInRate is how many sign-in attempts one IP, and separately one account, may make per minute.
@@ -80,6 +85,13 @@ func Load() (Config, error) {
 	if err != nil {
 		return Config{}, describe(err)
 	}
+	var hosts []string
+	for _, h := range cfg.ImageHosts {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	cfg.ImageHosts = hosts
 	return cfg, cfg.Validate()
 }
 
@@ -101,6 +113,11 @@ func (c Config) Validate() error {
 	}
 	if c.MaxBodyBytes < 1024 {
 		return errors.New("PARLEY_MAX_BODY_BYTES must be at least 1024")
+	}
+	for _, h := range c.ImageHosts {
+		if !imageHost.MatchString(h) {
+			return errors.New("PARLEY_IMAGE_HOSTS must list host names (or host:port), comma separated, e.g. images.example.com,cdn.example.org")
+		}
 	}
 	if c.SignInRate < 1 {
 		return errors.New("PARLEY_SIGNIN_PER_MINUTE must be at least 1")
@@ -138,6 +155,10 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// imageHost matches one PARLEY_IMAGE_HOSTS entry: a DNS name or IPv4 address, maybe with a port;
+// no scheme, path, wildcard or spaces.
+var imageHost = regexp.MustCompile(`^(?i)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)*(?::[0-9]{1,5})?$`)
 
 // SessionKeyBytes decodes SessionKey: 32 or 64 bytes in base64. The error never echoes the key.
 func (c Config) SessionKeyBytes() ([]byte, error) {

@@ -19,6 +19,10 @@ func TestBadValueNamesItsVariable(t *testing.T) {
 		{"PARLEY_ANTHROPIC_THINKING_BUDGET", "-5", "PARLEY_ANTHROPIC_THINKING_BUDGET"},
 		{"PARLEY_ANTHROPIC_THINKING_BUDGET", "500", "PARLEY_ANTHROPIC_THINKING_BUDGET"},
 		{"PARLEY_ANTHROPIC_THINKING_BUDGET", "lots", "PARLEY_ANTHROPIC_THINKING_BUDGET"},
+		{"PARLEY_IMAGE_HOSTS", "https://images.example.com", "PARLEY_IMAGE_HOSTS"},
+		{"PARLEY_IMAGE_HOSTS", "*.example.com", "PARLEY_IMAGE_HOSTS"},
+		{"PARLEY_IMAGE_HOSTS", "images.example.com/path", "PARLEY_IMAGE_HOSTS"},
+		{"PARLEY_IMAGE_HOSTS", "a.example b.example", "PARLEY_IMAGE_HOSTS"},
 	}
 	for _, c := range cases {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {
@@ -50,5 +54,15 @@ func TestMissingDatabaseURLIsExplained(t *testing.T) {
 	t.Setenv("DATABASE_URL", "")
 	if _, err := Load(); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// PARLEY_IMAGE_HOSTS is a comma-separated list of host names, trimmed and lower-cased.
+func TestImageHostsAreTrimmedAndLowerCased(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://localhost/x")
+	t.Setenv("PARLEY_IMAGE_HOSTS", " Images.Example.com, cdn.example.org:8443 ,")
+	cfg, err := Load()
+	if err != nil || strings.Join(cfg.ImageHosts, "|") != "images.example.com|cdn.example.org:8443" {
+		t.Fatalf("ImageHosts %q, err %v", cfg.ImageHosts, err)
 	}
 }

@@ -13,17 +13,23 @@ type Code string
 
 // The codes, each with the HTTP status the error handler gives it.
 const (
-	Invalid      Code = "invalid"            // 400: the input is wrong; Message says how
-	Unauthorized Code = "unauthorized"       // 401: sign in first, or the credentials are wrong
-	Forbidden    Code = "forbidden"          // 403: e.g. a missing CSRF token
-	NotFound     Code = "not_found"          // 404: missing, or someone else's
-	NotAllowed   Code = "method_not_allowed" // 405: the address does not take this method (Allow lists those it does)
-	Conflict     Code = "conflict"           // 409: the state changed meanwhile; Message gives the reason
-	TooLarge     Code = "too_large"          // 413
-	RateLimited  Code = "rate_limited"       // 429
-	Unavailable  Code = "unavailable"        // 503
-	Internal     Code = "internal"           // 500: Message is generic; the cause is logged, never shown
+	Invalid          Code = "invalid"                // 400: the input is wrong; Message says how
+	Unauthorized     Code = "unauthorized"           // 401: sign in first, or the credentials are wrong
+	Forbidden        Code = "forbidden"              // 403: e.g. a missing CSRF token
+	NotFound         Code = "not_found"              // 404: missing, or someone else's
+	NotAllowed       Code = "method_not_allowed"     // 405: the address does not take this method (Allow lists those it does)
+	Conflict         Code = "conflict"               // 409: the state changed meanwhile; Message gives the reason
+	TooLarge         Code = "too_large"              // 413
+	UnsupportedMedia Code = "unsupported_media_type" // 415: e.g. a JSON route sent something other than application/json
+	Unprocessable    Code = "unprocessable"          // 422: a form value is refused; the form comes back with the reason beside it
+	RateLimited      Code = "rate_limited"           // 429
+	Unavailable      Code = "unavailable"            // 503: e.g. the database is unreachable; try again shortly
+	Internal         Code = "internal"               // 500: Message is generic; the cause is logged, never shown
 )
+
+// Codes lists every Code, in the order above; the HTTP layer's status table covers each one.
+var Codes = []Code{Invalid, Unauthorized, Forbidden, NotFound, NotAllowed, Conflict, TooLarge,
+	UnsupportedMedia, Unprocessable, RateLimited, Unavailable, Internal}
 
 // Error is an error with a Code, a Message fit to show a person, and an optional Field naming the
 // form field at fault.

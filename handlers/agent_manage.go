@@ -223,12 +223,12 @@ func (a *app) submitDisableAgent(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := a.refuseBuiltin(c, id); err != nil { // ownership before the form
+		return err
+	}
 	disabled, err := strconv.ParseBool(c.FormValue("disabled"))
 	if err != nil {
 		return fault.Field("disabled", "disabled must be true or false.")
-	}
-	if err := a.refuseBuiltin(c, id); err != nil {
-		return err
 	}
 	if err := a.store.SetAgentDisabled(c.Request().Context(), manager(c), id, disabled); err != nil {
 		return err

@@ -94,6 +94,9 @@ func (a *app) apiMessageFeedback(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := a.store.OwnerExchange(c.Request().Context(), db.Owner{UserID: viewer(c).ID}, id); err != nil {
+		return err // ownership before the body: someone else's exchange is 404 whatever is sent
+	}
 	fb, err := readFeedback(c)
 	if err != nil {
 		return err
@@ -108,11 +111,11 @@ func (a *app) apiExchangeFeedback(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	fb, err := readFeedback(c)
+	latest, err := a.store.LatestAnswer(c.Request().Context(), viewer(c).ID, id)
 	if err != nil {
 		return err
 	}
-	latest, err := a.store.LatestAnswer(c.Request().Context(), viewer(c).ID, id)
+	fb, err := readFeedback(c)
 	if err != nil {
 		return err
 	}

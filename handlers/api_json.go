@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -29,6 +31,9 @@ func readJSON(c echo.Context, v any, optional bool) (empty bool, err error) {
 		}
 		return true, fault.New(fault.Invalid, "The request needs a JSON body.")
 	}
+	if !isJSONMedia(c.Request().Header.Get(echo.HeaderContentType)) {
+		return false, fault.New(fault.UnsupportedMedia, "Send the body as JSON, with the header Content-Type: application/json.")
+	}
 	if !utf8.Valid(body) {
 		return false, fault.New(fault.Invalid, "The body is not valid UTF-8.")
 	}
@@ -36,6 +41,13 @@ func readJSON(c echo.Context, v any, optional bool) (empty bool, err error) {
 		return false, fault.New(fault.Invalid, "The body has a \\u escape of half a surrogate pair, which is not a character.")
 	}
 	return false, jsonError(json.Unmarshal(body, v))
+}
+
+// isJSONMedia reports whether a Content-Type header names JSON: application/json or a
+// application/…+json type, any parameters (charset) allowed.
+func isJSONMedia(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
 
 // jsonError turns encoding/json's error into a plain 400 naming the field; nil stays nil.

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -38,9 +39,16 @@ func (a *app) submitSignIn(c echo.Context) error {
 	if err := a.startSession(c, user.ID); err != nil {
 		return err
 	}
-	if err := a.adoptGuest(c, user.ID); err != nil { // a guest's conversations join the account
+	// A guest visit's conversations join the account only if the person says so: the browser may
+	// be shared, so they are not adopted silently.
+	n, err := a.guestVisitCount(c)
+	if err != nil {
 		return err
 	}
+	if n > 0 {
+		return redirect(c, "/signin/keep?next="+url.QueryEscape(form.Next))
+	}
+	a.forgetGuest(c)
 	return redirect(c, form.Next)
 }
 

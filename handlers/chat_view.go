@@ -102,7 +102,7 @@ func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
 			v.Feedback, v.FeedbackReason = *m.Feedback, m.FeedbackReason
 		}
 		for _, s := range meta.Suggestions {
-			if strings.HasPrefix(s.URL, "/") && !strings.HasPrefix(s.URL, "//") { // local links only
+			if isLocalPath(s.URL) { // local links only
 				v.Suggestions = append(v.Suggestions, views.Suggestion{Label: s.Label, URL: s.URL})
 			}
 		}

@@ -11,26 +11,49 @@ import (
 	"parley/views"
 )
 
-// statusOf is the one table from error codes to HTTP statuses.
-var statusOf = map[fault.Code]int{
-	fault.Invalid:      http.StatusBadRequest,
-	fault.Unauthorized: http.StatusUnauthorized,
-	fault.Forbidden:    http.StatusForbidden,
-	fault.NotFound:     http.StatusNotFound,
-	fault.NotAllowed:   http.StatusMethodNotAllowed,
-	fault.Conflict:     http.StatusConflict,
-	fault.TooLarge:     http.StatusRequestEntityTooLarge,
-	fault.RateLimited:  http.StatusTooManyRequests,
-	fault.Unavailable:  http.StatusServiceUnavailable,
-	fault.Internal:     http.StatusInternalServerError,
+// statusTable is the one table from error codes to HTTP statuses; read it through statusOf and
+// codeOf, which never answer 0.
+var statusTable = map[fault.Code]int{
+	fault.Invalid:          http.StatusBadRequest,
+	fault.Unauthorized:     http.StatusUnauthorized,
+	fault.Forbidden:        http.StatusForbidden,
+	fault.NotFound:         http.StatusNotFound,
+	fault.NotAllowed:       http.StatusMethodNotAllowed,
+	fault.Conflict:         http.StatusConflict,
+	fault.TooLarge:         http.StatusRequestEntityTooLarge,
+	fault.UnsupportedMedia: http.StatusUnsupportedMediaType,
+	fault.Unprocessable:    http.StatusUnprocessableEntity,
+	fault.RateLimited:      http.StatusTooManyRequests,
+	fault.Unavailable:      http.StatusServiceUnavailable,
+	fault.Internal:         http.StatusInternalServerError,
 }
 
-var codeOf = map[int]fault.Code{}
+var codeTable = map[int]fault.Code{}
 
 func init() {
-	for code, status := range statusOf {
-		codeOf[status] = code
+	for code, status := range statusTable {
+		codeTable[status] = code
 	}
+}
+
+// statusOf is the HTTP status of an error code; a code missing from the table is a 500, never 0.
+func statusOf(code fault.Code) int {
+	if status, ok := statusTable[code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
+}
+
+// codeOf is the error code of an HTTP status: the table's, else Invalid for another 4xx and
+// Internal for anything else.
+func codeOf(status int) fault.Code {
+	if code, ok := codeTable[status]; ok {
+		return code
+	}
+	if status >= 400 && status < 500 {
+		return fault.Invalid
+	}
+	return fault.Internal
 }
 
 var errForbiddenCSRF = &fault.Error{Code: fault.Forbidden,
@@ -64,7 +87,7 @@ func (a *app) handleError(err error, c echo.Context) {
 		return
 	}
 	f := classify(err)
-	status := statusOf[f.Code]
+	status := statusOf(f.Code)
 	if status >= 500 {
 		a.log.ErrorContext(c.Request().Context(), "request failed", "error", err.Error(),
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
@@ -87,6 +110,9 @@ func (a *app) handleError(err error, c echo.Context) {
 	}
 	if werr != nil {
 		a.log.ErrorContext(c.Request().Context(), "writing error response", "error", werr.Error())
+		if !c.Response().Committed {
+			_ = c.String(status, f.Message)
+		}
 	}
 }
 
@@ -94,20 +120,14 @@ func (a *app) handleError(err error, c echo.Context) {
 // echo's HTTP errors keep their status, anything else is a generic internal error.
 func classify(err error) *fault.Error {
 	if f := fault.As(err); f != nil {
-		if f.Code == fault.Internal {
+		if _, known := statusTable[f.Code]; !known || f.Code == fault.Internal {
 			return &fault.Error{Code: fault.Internal, Message: "Something went wrong on our side. Try again in a moment."}
 		}
 		return f
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
-		code, ok := codeOf[he.Code]
-		if !ok {
-			code = fault.Invalid
-			if he.Code >= 500 {
-				code = fault.Internal
-			}
-		}
+		code := codeOf(he.Code)
 		msg := http.StatusText(he.Code)
 		switch he.Code {
 		case http.StatusNotFound:

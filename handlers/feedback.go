@@ -28,6 +28,9 @@ func (a *app) submitFeedback(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := a.store.OwnerExchange(c.Request().Context(), chatOwner(c), id); err != nil {
+		return err // ownership before the form: someone else's conversation is 404 whatever is sent
+	}
 	rating, err := parseRating(c.FormValue("rating"))
 	if err != nil {
 		return err

@@ -50,6 +50,7 @@ func (a *app) loadGuest(c echo.Context) (int64, error) {
 		return 0, err
 	}
 	c.Set(guestKey, id)
+	a.startGuestVisit(c)
 	return id, nil
 }
 
@@ -69,6 +70,7 @@ func (a *app) ensureGuest(c echo.Context) (int64, error) {
 	}
 	c.SetCookie(a.guestCookieFor(token, int(a.cfg.SessionTTL.Seconds())))
 	c.Set(guestKey, id)
+	a.startGuestVisit(c)
 	return id, nil
 }
 
@@ -113,22 +115,17 @@ func (a *app) withGuest(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// adoptGuest moves the visitor's guest conversations into the account that just signed up or in,
-// and clears the guest cookie.
+// adoptGuest moves the conversations of the visitor's current guest visit (guestVisit) into the
+// account that just signed up, or signed in and chose to keep them, and forgets the guest.
 func (a *app) adoptGuest(c echo.Context, userID int64) error {
-	ck, err := c.Cookie(guestCookie)
-	if err != nil || ck.Value == "" || len(ck.Value) > 128 {
-		return nil
-	}
-	ctx := c.Request().Context()
-	id, err := a.store.GuestSessionID(ctx, accounts.HashToken(ck.Value), a.cfg.SessionTTL)
-	if err == nil {
-		_, err = a.store.AdoptGuest(ctx, id, userID)
+	id, since, err := a.guestVisit(c)
+	if err == nil && id != 0 {
+		_, err = a.store.AdoptGuest(c.Request().Context(), id, userID, since)
 	}
 	if err != nil && !errors.Is(err, db.ErrNotFound) {
 		return err
 	}
-	c.SetCookie(a.guestCookieFor("", -1))
+	a.forgetGuest(c)
 	return nil
 }
 

@@ -89,16 +89,51 @@ func TestGuestChatsWithAPublicAgentAndSigningUpAdoptsIt(t *testing.T) {
 	}
 }
 
-func TestSignInAdoptsGuestConversations(t *testing.T) {
+// Signing in asks before keeping the guest conversations of this browser ("Keep the conversation
+// from this browser?") and keeps only those the current guest visit started: an older one left in
+// the same guest session (someone else on a shared computer) stays out. Declining keeps none.
+func TestSignInAsksBeforeKeepingGuestConversationsOfThisVisit(t *testing.T) {
 	app, guest, _ := publicAgent(t)
 	htmxPost(guest, "/chat/owl/messages", url.Values{"query": {"remember me"}, "idempotency_key": {"g1"}})
 	ex := guestExchange(t, app)
 	waitAnswer(t, app, ex)
-	guest.SignIn("ada@example.com", "correct horse")
-	var n int
-	_ = app.Store.DB.Get(&n, `SELECT count(*) FROM chat_exchange e JOIN users u ON u.id = e.user_id WHERE e.id = $1 AND u.email = 'ada@example.com'`, ex)
-	if n != 1 {
-		t.Fatal("signing in did not adopt the guest's conversation")
+	var older int64
+	if err := app.Store.DB.Get(&older, `INSERT INTO chat_exchange (guest_session_id, agent_id, title, created_at, updated_at)
+		SELECT guest_session_id, agent_id, 'left by someone else', now() - interval '2 days', now() - interval '2 days'
+		FROM chat_exchange WHERE id = $1 RETURNING id`, ex); err != nil {
+		t.Fatal(err)
+	}
+	owner := func(id int64) string {
+		var email string
+		_ = app.Store.DB.Get(&email, `SELECT coalesce(u.email, 'guest') FROM chat_exchange e LEFT JOIN users u ON u.id = e.user_id WHERE e.id = $1`, id)
+		return email
+	}
+	res := guest.PostForm("/signin", url.Values{"email": {"ada@example.com"}, "password": {"correct horse"}, "next": {"/pages"}})
+	if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/signin/keep?next=%2Fpages" || owner(ex) != "guest" {
+		t.Fatalf("sign-in: %d to %q; the conversation belongs to %s", res.Status, res.Header.Get("Location"), owner(ex))
+	}
+	ask := guest.Get("/signin/keep?next=%2Fpages")
+	if ask.Status != 200 || !strings.Contains(ask.Body, "Keep the conversation from this browser?") {
+		t.Fatalf("the question: %d\n%s", ask.Status, ask.Body)
+	}
+	if res := guest.PostForm("/signin/keep", url.Values{"keep": {"maybe"}}); res.Status != http.StatusBadRequest || owner(ex) != "guest" {
+		t.Fatalf("keep=maybe: %d", res.Status)
+	}
+	res = guest.PostForm("/signin/keep", url.Values{"keep": {"yes"}, "next": {"/pages"}})
+	if res.Status != http.StatusSeeOther || res.Header.Get("Location") != "/pages" || owner(ex) != "ada@example.com" || owner(older) != "guest" {
+		t.Fatalf("keep=yes: %d to %q; visit's conversation %s, older one %s", res.Status, res.Header.Get("Location"), owner(ex), owner(older))
+	}
+	if res := guest.Get("/signin/keep"); res.Status != http.StatusSeeOther {
+		t.Fatalf("asked again after answering: %d", res.Status)
+	}
+
+	other := app.Client(t)
+	htmxPost(other, "/chat/owl/messages", url.Values{"query": {"not mine to keep"}, "idempotency_key": {"g2"}})
+	ex2 := guestExchange(t, app)
+	waitAnswer(t, app, ex2)
+	other.SignIn("ada@example.com", "correct horse")
+	if res := other.PostForm("/signin/keep", url.Values{"keep": {"no"}}); res.Status != http.StatusSeeOther || owner(ex2) != "guest" {
+		t.Fatalf("keep=no: %d; the conversation belongs to %s", res.Status, owner(ex2))
 	}
 }
 

@@ -154,10 +154,14 @@ func (a *app) submitRename(c echo.Context) error {
 }
 
 // cleanTitle is a typed title as stored (bidi controls removed, runs of white space one space) and
-// why it cannot be stored ("" when it can): invalid text, nothing visible, or too long.
+// why it cannot be stored ("" when it can): invalid text, more than one line (as page titles),
+// nothing visible, or too long.
 func cleanTitle(raw string) (string, string) {
 	if !utf8.ValidString(raw) || strings.ContainsRune(raw, 0) {
 		return "", "The title contains bytes that are not valid text."
+	}
+	if strings.ContainsAny(raw, "\r\n\u2028\u2029\u0085") {
+		return "", "The title must be one line of text."
 	}
 	t := strings.Join(strings.Fields(strings.Map(dropBidi, raw)), " ")
 	switch {

@@ -34,7 +34,7 @@ func metricsMiddleware() echo.MiddlewareFunc {
 				if he, ok := err.(*echo.HTTPError); ok {
 					status = he.Code
 				} else if f := classify(err); f != nil {
-					status = statusOf[f.Code]
+					status = statusOf(f.Code)
 				}
 			}
 			route := c.Path()

@@ -137,7 +137,7 @@ func (a *app) submitPageMessage(c echo.Context) error {
 	query := c.FormValue("query")
 	refuse := func(status int, msg string, retryAfter int) error {
 		if !isFragment(c) {
-			return &fault.Error{Code: codeOf[status], Message: msg}
+			return a.renderRefusedPageMessage(c, p, exchangeID, status, query, msg, retryAfter)
 		}
 		composer := a.composer(c, exchangeID, status == http.StatusConflict || a.generator.Running(exchangeID))
 		composer.PageID = p.ID
@@ -199,6 +199,24 @@ func (a *app) submitPageMessage(c echo.Context) error {
 		views.MessagesInsert("beforeend:#message-list", turnViews, exchangeID),
 		views.ChatStatus(true, true),
 		views.PageChatHistoryBody(list)))
+}
+
+// renderRefusedPageMessage answers a page chat message refused without JavaScript: the editor
+// again, its chat on the conversation, the composer holding the text with the reason (status is
+// the refusal's, e.g. 422 for a blank or too long message).
+func (a *app) renderRefusedPageMessage(c echo.Context, p db.Page, exchangeID int64, status int, query, msg string, retryAfter int) error {
+	chats, err := a.store.PageExchanges(c.Request().Context(), viewer(c).ID, p.ID, pageChatListSize)
+	if err != nil {
+		return err
+	}
+	pane, err := a.pageChatPane(c, p.ID, exchangeID)
+	if err != nil {
+		return err
+	}
+	pane.Query, pane.QueryError, pane.RetryAfter = query, msg, retryAfter
+	v := views.PageEditor{Page: page(c, pageTitle(p.Title), "pages"), ID: p.ID, Title: p.Title, Content: p.Content,
+		Version: p.Version, Chat: pane, History: pageChatItems(chats, p.ID, exchangeID)}
+	return render(c, status, views.PageEditorView(v))
 }
 
 // pageExchangeAgent is the agent of a page conversation, or the Markdown Assistant for a new one

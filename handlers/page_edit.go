@@ -84,14 +84,14 @@ func (a *app) savePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	base, err := strconv.Atoi(c.FormValue("version"))
-	if err != nil || base < 1 {
-		return fault.Field("version", "The save is missing the version it was based on. Reload the page.")
-	}
 	ctx := c.Request().Context()
 	stored, err := a.store.UserPage(ctx, viewer(c).ID, id)
 	if err != nil {
 		return err
+	}
+	base, err := strconv.Atoi(c.FormValue("version"))
+	if err != nil || base < 1 {
+		return fault.Field("version", "The save is missing the version it was based on. Reload the page.")
 	}
 	// A browser posts a textarea's text with CRLF line endings (multipart form data): the text
 	// keeps the stored page's style, so diffs show only what was typed and patches stay fresh.

@@ -73,7 +73,7 @@ func (a *app) createPage(c echo.Context) error {
 	title, content := strings.TrimSpace(c.FormValue("title")), markdown.NormalizeLineEndings(c.FormValue("content"), "\n")
 	if err := checkPageInput(title, content); err != nil {
 		v := views.PageNew{Page: page(c, "New page", "pages"), Title: title, Content: content, Error: fault.As(err).Message}
-		return render(c, statusOf[fault.CodeOf(err)], views.PageNewView(v))
+		return render(c, statusOf(fault.CodeOf(err)), views.PageNewView(v))
 	}
 	p, err := a.store.CreatePage(c.Request().Context(), viewer(c).ID, title, content)
 	if err != nil {

@@ -48,6 +48,11 @@ func (a *app) acceptProposal(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	ctx := c.Request().Context()
+	u := viewer(c)
+	if _, err := a.store.UserProposal(ctx, u.ID, pageID, id); err != nil {
+		return err // someone else's proposal is 404 whatever the form says
+	}
 	version, err := strconv.Atoi(c.FormValue("version"))
 	if err != nil {
 		return fault.Field("version", "The proposal form is missing the page version. Reload the page.")
@@ -55,8 +60,6 @@ func (a *app) acceptProposal(c echo.Context) error {
 	params, _ := c.FormParams()
 	rows := selectedRows(params["row"])
 	place := c.FormValue("place")
-	ctx := c.Request().Context()
-	u := viewer(c)
 	p, err := a.store.AcceptProposal(ctx, u.ID, pageID, id, func(page db.Page, pr db.Proposal) (string, error) {
 		if page.Version != version {
 			return "", &fault.Error{Code: fault.Conflict, Message: "The page changed since this proposal was shown. Check the updated diff and accept again."}
@@ -66,7 +69,9 @@ func (a *app) acceptProposal(c echo.Context) error {
 			return "", err
 		}
 		if _, chosen := params["place"]; chosen {
-			edit = edit.At(page.Content, place)
+			if edit, err = edit.At(page.Content, place); err != nil {
+				return "", err
+			}
 		}
 		var picked []int
 		for i := range rows {
@@ -129,7 +134,7 @@ func (a *app) answerDecision(c echo.Context, pageID, id int64, changed db.Page, 
 	}
 	status := http.StatusOK
 	if decideErr != nil {
-		status = statusOf[code]
+		status = statusOf(code)
 		if msg := fault.As(decideErr).Message; msg != v.Reason { // a stale reason shows once
 			v.Error = msg
 		}
@@ -148,7 +153,9 @@ func (a *app) proposalView(c echo.Context, pr db.Proposal, p db.Page, rows map[i
 		return views.ProposalView{}, err
 	}
 	if place != "" || c.QueryParams().Has("place") || c.Request().PostForm.Has("place") {
-		edit = edit.At(p.Content, place)
+		if edit, err = edit.At(p.Content, place); err != nil {
+			return views.ProposalView{}, err
+		}
 	}
 	v := views.ProposalView{ID: pr.ID, PageID: pr.PageID, Kind: pr.Kind, Status: pr.Status, Summary: edit.Summary(),
 		Reasoning: edit.Reasoning, Version: p.Version, Selected: map[int]bool{}}

@@ -544,13 +544,14 @@ func TestNewSectionGoesWhereThePersonChooses(t *testing.T) {
 	if got := storedPage(t, app, id).Content; got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
-	// A place that is not a section of the page is ignored (the assistant's place stands).
+	// A place that is not a section of the page is refused (400) and changes nothing.
 	_, answer = askPage(t, app, c, id, `add a section "Appendix" with More.`)
 	form = url.Values{"version": {"2"}, "place": {"## Nowhere"}, "row": {"0"}}
-	if res := htmxPost(c, fmt.Sprintf("/pages/%d/proposals/%d/accept", id, proposalOf(t, answer)), form); res.Status != http.StatusOK {
-		t.Fatalf("accept: %d", res.Status)
+	if res := htmxPost(c, fmt.Sprintf("/pages/%d/proposals/%d/accept", id, proposalOf(t, answer)), form); res.Status != http.StatusBadRequest ||
+		!strings.Contains(res.Header.Get("HX-Trigger"), "no place") {
+		t.Fatalf("accept at nowhere: %d %v", res.Status, res.Header)
 	}
-	if got := storedPage(t, app, id).Content; !strings.HasSuffix(got, "## Appendix\n\nMore.\n") {
+	if got := storedPage(t, app, id).Content; got != want {
 		t.Fatalf("got %q", got)
 	}
 }

@@ -42,16 +42,25 @@ func redirect(c echo.Context, to string) error {
 	return c.Redirect(http.StatusSeeOther, to)
 }
 
-// safeNext returns target when it is a local path ("/x", not "//host" or a full URL), else "/".
+// safeNext returns target when it is a local path (see isLocalPath), else "/".
 func safeNext(target string) string {
-	if target == "" || !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") || strings.HasPrefix(target, "/\\") {
+	if !isLocalPath(target) {
 		return "/"
+	}
+	u, _ := url.Parse(target)
+	return u.RequestURI()
+}
+
+// isLocalPath reports whether target is a path on this site: "/x", never "//host", "/\\host" (which
+// browsers read as //host) or a full URL, and without control characters or spaces (browsers drop
+// tabs and newlines, turning "/\t/host" into "//host").
+func isLocalPath(target string) bool {
+	if !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") || strings.HasPrefix(target, "/\\") ||
+		strings.ContainsFunc(target, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return false
 	}
 	u, err := url.Parse(target)
-	if err != nil || u.Host != "" || u.Scheme != "" {
-		return "/"
-	}
-	return u.RequestURI()
+	return err == nil && u.Host == "" && u.Scheme == ""
 }
 
 // isAPI reports whether the request is for the JSON API.

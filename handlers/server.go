@@ -81,6 +81,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	markdown.AllowImageHosts(d.Config.ImageHosts)
 	notifier := chat.NewBroker()
 	a := &app{
 		cfg:      d.Config,
@@ -110,15 +111,15 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.Pre(middleware.RemoveTrailingSlashWithConfig(middleware.TrailingSlashConfig{RedirectCode: http.StatusMovedPermanently}))
 	e.Use(middleware.RequestID())
 	e.Use(a.requestLogger())
-	e.Use(middleware.Recover())
+	e.Use(a.recoverPanics)
 	e.Use(metricsMiddleware())
-	e.Use(securityHeaders())
+	e.Use(securityHeaders(d.Config.ImageHosts))
 	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", d.Config.MaxBodyBytes)))
 	e.Use(a.partitionCSRF)
 	e.Use(dropQueryCSRF)
 	e.Use(middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup:    "header:X-CSRF-Token,form:_csrf",
-		CookieName:     "parley_csrf",
+		CookieName:     csrfCookie,
 		CookiePath:     "/",
 		CookieHTTPOnly: true,
 		CookieSecure:   d.Config.Secure(),
@@ -146,6 +147,8 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.GET("/signin", a.showSignIn)
 	e.POST("/signin", a.submitSignIn, a.limits.signInByIP)
 	e.POST("/signout", a.submitSignOut)
+	e.GET("/signin/keep", a.showKeepGuest, a.requireViewer)
+	e.POST("/signin/keep", a.submitKeepGuest, a.requireViewer)
 
 	// Per-route middleware, not a Group: echo routes unmatched paths through a group's middleware,
 	// which would turn every 404 into a sign-in redirect.
@@ -281,9 +284,11 @@ func dropQueryCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// securityHeaders sets the Content-Security-Policy (no inline scripts, no framing) and friends.
-func securityHeaders() echo.MiddlewareFunc {
-	const csp = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+// securityHeaders sets the Content-Security-Policy (no inline scripts, no framing; images from our
+// origin, data: and the PARLEY_IMAGE_HOSTS imageHosts) and friends.
+func securityHeaders(imageHosts []string) echo.MiddlewareFunc {
+	imgSrc := strings.Join(append([]string{"'self'", "data:"}, imageHosts...), " ")
+	csp := "default-src 'self'; script-src 'self'; style-src 'self'; img-src " + imgSrc + "; " +
 		"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {

@@ -88,7 +88,8 @@ func (a *app) requireViewer(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// startSession puts a new session token in the cookie (a fresh token at every sign-in).
+// startSession puts a new session token in the cookie (a fresh token at every sign-in) and
+// rotates the CSRF token.
 func (a *app) startSession(c echo.Context, user int64) error {
 	token, err := a.accounts.StartSession(c.Request().Context(), user, c.Request().UserAgent(), c.RealIP())
 	if err != nil {
@@ -96,10 +97,13 @@ func (a *app) startSession(c echo.Context, user int64) error {
 	}
 	sess, _ := a.cookies.Get(c.Request(), sessionCookie)
 	sess.Values = map[any]any{tokenKey: token}
-	return sess.Save(c.Request(), c.Response())
+	if err := sess.Save(c.Request(), c.Response()); err != nil {
+		return err
+	}
+	return a.rotateCSRF(c)
 }
 
-// endSession revokes the session behind the cookie and clears the cookie.
+// endSession revokes the session behind the cookie, clears the cookie and rotates the CSRF token.
 func (a *app) endSession(c echo.Context) error {
 	sess, _ := a.cookies.Get(c.Request(), sessionCookie)
 	if token, _ := sess.Values[tokenKey].(string); token != "" {
@@ -109,7 +113,10 @@ func (a *app) endSession(c echo.Context) error {
 	}
 	sess.Values = map[any]any{}
 	sess.Options.MaxAge = -1
-	return sess.Save(c.Request(), c.Response())
+	if err := sess.Save(c.Request(), c.Response()); err != nil {
+		return err
+	}
+	return a.rotateCSRF(c)
 }
 
 // page builds the layout's view model for this request.

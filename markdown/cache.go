@@ -49,3 +49,10 @@ func (c *htmlCache) put(key [sha256.Size]byte, html []byte) {
 		delete(c.entries, old)
 	}
 }
+
+// clear empties the cache.
+func (c *htmlCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries, c.order, c.size = map[[sha256.Size]byte][]byte{}, nil, 0
+}

@@ -23,9 +23,9 @@ const (
 )
 
 // md is the configured goldmark instance for messages. goldmark is safe for
-// concurrent use once built. Raw HTML is never passed through: without
-// html.WithUnsafe goldmark writes "<!-- raw HTML omitted -->" instead, and the
-// sanitiser drops the comment. Headings in messages get no id (no
+// concurrent use once built. Raw HTML is never passed through as markup:
+// raw_html.go keeps its text and drops its tags (and script-like contents);
+// images follow the image policy in images.go. Headings in messages get no id (no
 // WithAutoHeadingID) so nothing in a message can collide with an id the app
 // uses; pages (mdPage) get prefixed ids.
 var md = newMarkdown()
@@ -43,10 +43,11 @@ func newMarkdown(options ...parser.Option) goldmark.Markdown {
 			extension.TaskList,
 		),
 		goldmark.WithParserOptions(append(options,
-			parser.WithASTTransformers(util.Prioritized(linkAttributes{}, 100)))...,
+			parser.WithASTTransformers(util.Prioritized(linkAttributes{}, 100), util.Prioritized(inlineSkipper{}, 100)))...,
 		),
 		goldmark.WithRendererOptions(
-			renderer.WithNodeRenderers(util.Prioritized(newCodeBlockRenderer(), 100)),
+			renderer.WithNodeRenderers(util.Prioritized(newCodeBlockRenderer(), 100),
+				util.Prioritized(imageRenderer{}, 100), util.Prioritized(rawHTMLRenderer{}, 100)),
 		),
 	)
 }
@@ -70,13 +71,19 @@ func newMarkdown(options ...parser.Option) goldmark.Markdown {
 //   - every link has rel="nofollow noopener"; links with a host also get
 //     target="_blank". Only http, https and mailto URLs (and relative ones)
 //     survive; javascript:, data:, vbscript: and the like are removed.
+//   - images load only from our origin, a host AllowImageHosts lists, or a
+//     raster data: URL (PNG, JPEG, GIF, WebP, AVIF, BMP); another origin's
+//     image is `<a class="image-link">alt · host</a>` (a span inside a
+//     link), and anything else its alt text alone.
+//   - raw HTML keeps its text, escaped, without its tags; the content of
+//     script- and style-like elements is dropped.
 //   - no id, style, on*, hx-* or data-* attribute appears anywhere (RenderPage
 //     adds "h-" ids to headings).
 func Render(src string) string {
 	var buf bytes.Buffer
 	// Convert only fails when the writer fails; a bytes.Buffer does not.
 	_ = md.Convert([]byte(src), &buf)
-	return string(policy.SanitizeBytes(buf.Bytes()))
+	return string(policy.Load().SanitizeBytes(buf.Bytes()))
 }
 
 // finalCache holds the output of RenderFinal: 1,024 documents or 32 MB.
@@ -110,7 +117,7 @@ func RenderPage(src string) string {
 	var buf bytes.Buffer
 	ctx := parser.NewContext(parser.WithIDs(newHeadingIDs()))
 	_ = mdPage.Convert([]byte(src), &buf, parser.WithContext(ctx))
-	html := policy.SanitizeBytes(buf.Bytes())
+	html := policy.Load().SanitizeBytes(buf.Bytes())
 	pageCache.put(key, html)
 	return string(html)
 }

@@ -1,27 +1,35 @@
 package markdown
 
 import (
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/microcosm-cc/bluemonday"
 )
 
 // policy is the one allow-list every rendered message and page goes
-// through (a bluemonday.Policy is safe for concurrent use once built).
+// through (a bluemonday.Policy is safe for concurrent use once built;
+// AllowImageHosts swaps in one admitting its hosts' images).
 //
 // It is written out element by element rather than starting from
 // bluemonday.UGCPolicy: UGCPolicy allows `id` on every element (through
 // AllowStandardAttributes), which could collide with the app's own ids and
 // htmx targets, and it allows many tags goldmark never emits. What is kept
-// is exactly what the goldmark GFM renderer and chroma produce, with UGC's
-// URL rules: http, https, mailto and relative URLs only, parseable, links
-// rel="nofollow noopener", absolute links target="_blank".
-var policy = newPolicy()
+// is exactly what the goldmark GFM renderer, chroma and images.go produce,
+// with UGC's URL rules: http, https, mailto and relative URLs only,
+// parseable, links rel="nofollow noopener", absolute links target="_blank";
+// data: URLs only as raster images.
+var policy atomic.Pointer[bluemonday.Policy]
 
-func newPolicy() *bluemonday.Policy {
+func init() { policy.Store(newPolicy(nil)) }
+
+// newPolicy builds the allow-list; imgHosts are the hosts (lower case, maybe with a port) whose
+// images may load besides our own origin's and raster data: URLs.
+func newPolicy(imgHosts []string) *bluemonday.Policy {
 	p := bluemonday.NewPolicy()
 
 	p.AllowStandardURLs() // http, https, mailto, relative; must parse
@@ -41,11 +49,19 @@ func newPolicy() *bluemonday.Policy {
 	p.AllowAttrs("start").Matching(bluemonday.Integer).OnElements("ol")
 	p.AllowAttrs("align").Matching(regexp.MustCompile(`^(left|center|right)$`)).OnElements("th", "td")
 
-	p.AllowAttrs("href").OnElements("a")
+	// Links: http(s), mailto or relative, never data: (which AllowImageData admits for img).
+	p.AllowAttrs("href").Matching(linkHref).OnElements("a")
 	p.AllowAttrs("title").OnElements("a", "img")
 	p.AllowAttrs("rel").Matching(regexp.MustCompile(`^nofollow noopener$`)).OnElements("a")
 	p.AllowAttrs("target").Matching(regexp.MustCompile(`^_blank$`)).OnElements("a")
-	p.AllowAttrs("src", "alt").OnElements("img")
+	p.AllowAttrs("class").Matching(regexp.MustCompile(`^image-link$`)).OnElements("a", "span")
+	// Images: images.go decides which may load; the sanitiser admits the same sources again.
+	p.AllowAttrs("src").Matching(imageSrc(imgHosts)).OnElements("img")
+	p.AllowAttrs("alt").OnElements("img")
+	p.AllowURLSchemeWithCustomPolicy("data", func(u *url.URL) bool {
+		kind, _ := classifyImage(u.String())
+		return kind == imageLoad
+	})
 
 	// GFM task list items: goldmark writes
 	// <input checked="" disabled="" type="checkbox">.
@@ -59,6 +75,25 @@ func newPolicy() *bluemonday.Policy {
 	p.AllowAttrs("class").Matching(codeLanguageClass).OnElements("code")
 	p.AllowAttrs("tabindex").Matching(regexp.MustCompile(`^0$`)).OnElements("pre")
 	return p
+}
+
+// linkHref matches an href with an http, https or mailto scheme, or none (a relative URL, whose
+// first colon, if any, comes after a '/', '?' or '#').
+var linkHref = regexp.MustCompile(`(?i)^(?:(?:https?|mailto):|[^:/?#]*(?:[/?#]|$))`)
+
+// imageSrc matches an img src the image policy loads (see classifyImage): a relative URL on our
+// origin, a raster data: URL, or http(s) on one of hosts.
+func imageSrc(hosts []string) *regexp.Regexp {
+	alt := []string{
+		`[^:/?#\\]+(?:[/?#][^\\]*)?$`, // a relative path: no scheme
+		`[?#][^\\]*$`,                 // a query or fragment alone
+		`/(?:[^/\\][^\\]*)?$`,         // an absolute path, not //host
+		`data:image/(?:png|jpeg|gif|webp|avif|bmp)[;,]`,
+	}
+	for _, h := range hosts {
+		alt = append(alt, `https?://`+regexp.QuoteMeta(h)+`(?:[/?#][^\\]*)?$`)
+	}
+	return regexp.MustCompile(`(?i)^(?:` + strings.Join(alt, "|") + `)`)
 }
 
 // chromaClasses matches a class attribute made of chroma's standard token

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -257,14 +258,19 @@ func (e Edit) Places(current string) []Place {
 	return places
 }
 
-// At returns the edit with its new section placed after target ("" for the end), when the edit
-// adds a section and target is one of its Places in current; otherwise the edit unchanged.
-func (e Edit) At(current, target string) Edit {
-	for _, p := range e.Places(current) {
+// At returns the edit with its new section placed after target ("" for the end). It is a
+// fault.Invalid error (field "place") when the edit adds no section, or target is not one of its
+// Places in current.
+func (e Edit) At(current, target string) (Edit, error) {
+	places := e.Places(current)
+	if places == nil {
+		return e, fault.Field("place", "This proposal does not add a section, so it takes no place.")
+	}
+	for _, p := range places {
 		if p.Target == target {
 			e.Target = target
-			return e
+			return e, nil
 		}
 	}
-	return e
+	return e, fault.Field("place", "There is no place "+strconv.Quote(target)+" for the new section; pick one from the list.")
 }

@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,45 +12,6 @@ import (
 	"parley/db"
 	"parley/handlers/handlerstest"
 )
-
-// A trashed page's chats are out of reach through the general chat routes and out of search.
-func TestTrashedPageChatsAre404AndUnsearchable(t *testing.T) {
-	app, c := signedIn(t)
-	id := newPage(t, c, "Secret", methodsPage)
-	eid, _ := askPage(t, app, c, id, "remove section Results zebrafinch")
-	var userID int64
-	if err := app.Store.DB.Get(&userID, `SELECT owner_id FROM pages WHERE id = $1`, id); err != nil {
-		t.Fatal(err)
-	}
-	hits := func() int {
-		h, err := app.Store.SearchWorkspace(context.Background(), userID, "zebrafinch", 0, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(h)
-	}
-	if res := c.Get(fmt.Sprintf("/sessions/%d/chat", eid)); res.Status != http.StatusOK {
-		t.Fatalf("a live page's chat: %d", res.Status)
-	}
-	if n := hits(); n != 1 {
-		t.Fatalf("search finds the live page's chat %d times", n)
-	}
-	if res := c.PostForm(fmt.Sprintf("/pages/%d/trash", id), url.Values{}); res.Status != http.StatusSeeOther {
-		t.Fatalf("trash: %d", res.Status)
-	}
-	if res := c.Get(fmt.Sprintf("/sessions/%d/chat", eid)); res.Status != http.StatusNotFound {
-		t.Errorf("GET chat of a trashed page: %d", res.Status)
-	}
-	if res := htmxPost(c, fmt.Sprintf("/sessions/%d/messages", eid), url.Values{"query": {"hello"}, "idempotency_key": {"trash-1"}}); res.Status != http.StatusNotFound {
-		t.Errorf("POST message to a trashed page's chat: %d", res.Status)
-	}
-	if res := c.Get(fmt.Sprintf("/sessions/%d/events", eid)); res.Status != http.StatusNotFound {
-		t.Errorf("events of a trashed page's chat: %d", res.Status)
-	}
-	if n := hits(); n != 0 {
-		t.Errorf("search finds a trashed page's chat %d times", n)
-	}
-}
 
 // Deleting a chat supersedes its pending proposals, which are then out of reach; deleting another
 // page's chat through this page is 404 and deletes nothing.
@@ -164,53 +124,6 @@ func TestSupersedingFollowsConflictsAndSaysSo(t *testing.T) {
 	res = accept(c, id, stale, p.Version+1, 0)
 	if res.Status != http.StatusConflict || strings.Count(res.Body, "was edited since") != 1 {
 		t.Errorf("a stale accept: %d, reason shown %d times: %s", res.Status, strings.Count(res.Body, "was edited since"), res.Body)
-	}
-}
-
-func revisionContents(t *testing.T, app *handlerstest.App, pageID int64) []string {
-	t.Helper()
-	var s []string
-	if err := app.Store.DB.Select(&s, `SELECT content FROM page_revisions WHERE page_id = $1 ORDER BY version`, pageID); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// Typing right after creating a page keeps the first revision (the content as created), and typing
-// after a proposal was made keeps the revision the proposal was based on.
-func TestAutosaveNeverRewritesTheFirstOrABaseRevision(t *testing.T) {
-	app, c := signedIn(t)
-	id := newPage(t, c, "Report", methodsPage)
-	one := strings.Replace(methodsPage, "Intro text.", "Intro text, typed.", 1)
-	if r := save(c, id, 1, "Report", one); r.Status != http.StatusOK {
-		t.Fatalf("save: %d", r.Status)
-	}
-	two := strings.Replace(one, "typed.", "typed twice.", 1)
-	if r := save(c, id, 2, "Report", two); r.Status != http.StatusOK {
-		t.Fatalf("save: %d", r.Status)
-	}
-	if got := revisionContents(t, app, id); len(got) != 2 || got[0] != methodsPage || got[1] != two {
-		t.Fatalf("revisions after typing on a new page: %q", got)
-	}
-	_, answer := askPage(t, app, c, id, "append Done. to section Results")
-	proposalOf(t, answer)
-	three := strings.Replace(two, "twice.", "thrice.", 1)
-	if r := save(c, id, 3, "Report", three); r.Status != http.StatusOK {
-		t.Fatalf("save: %d", r.Status)
-	}
-	var base string
-	if err := app.Store.DB.Get(&base, `SELECT r.content FROM page_edit_proposal pr JOIN page_revisions r ON r.id = pr.base_revision_id WHERE pr.page_id = $1`, id); err != nil {
-		t.Fatal(err)
-	}
-	if base != two {
-		t.Fatalf("the proposal's base revision now reads %q", base)
-	}
-	four := strings.Replace(three, "thrice.", "four times.", 1)
-	if r := save(c, id, 4, "Report", four); r.Status != http.StatusOK {
-		t.Fatalf("save: %d", r.Status)
-	}
-	if got := revisionContents(t, app, id); len(got) != 3 || got[2] != four {
-		t.Fatalf("typing after the proposal does not coalesce into one new revision: %q", got)
 	}
 }
 

@@ -9,103 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"parley/config"
 	"parley/handlers/handlerstest"
 )
-
-// A search hit inside an older version opens the conversation on that version, at the match.
-func TestSearchHitInAnOlderVersionOpensThatVersion(t *testing.T) {
-	app, c := signedIn(t)
-	id, ids := seedConversation(t, app, "ada@example.com", "Spices", time.Now(), "which spice?", "Try cardamom pods.")
-	var newer int64
-	if err := app.Store.DB.Get(&newer, `INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status, search)
-		VALUES ($1, $2, 3, 'assistant', 'Try saffron.', 'complete', to_tsvector('english', 'Try saffron.')) RETURNING id`, id, ids[0]); err != nil {
-		t.Fatal(err)
-	}
-	app.Store.DB.MustExec(`UPDATE chat_exchange SET leaf_message_id = $2 WHERE id = $1`, id, newer)
-	hit, ok := doc(t, htmxGet(c, "/history/search?q=cardamom").Body).Find("[data-testid=search-hit]").Attr("href")
-	if !ok {
-		t.Fatal("no search hit")
-	}
-	res := c.Get(hit)
-	if res.Status != http.StatusOK {
-		t.Fatalf("open hit: %d", res.Status)
-	}
-	d := doc(t, res.Body)
-	if d.Find(fmt.Sprintf("#message-%d", ids[1])).Length() != 1 || strings.Contains(d.Find("#chat-pane").Text(), "saffron") {
-		t.Fatalf("the hit %s does not open on the version holding the match", hit)
-	}
-}
-
-// A share link holds the questions and answers on the branch on screen only: no reasoning, tool
-// calls or tool results (which may quote the owner's other conversations).
-func TestShareLeavesOutReasoningAndToolItems(t *testing.T) {
-	app, c := signedIn(t)
-	id, ids := seedConversation(t, app, "ada@example.com", "Shared chat", time.Now(), "find my notes", "Here they are.")
-	for _, item := range []struct{ role, content, tool, args, result string }{
-		{"reasoning", "Private musing", "", "", ""},
-		{"function_call", "", "search_workspace", `{"query":"tax plans"}`, ""},
-		{"function_call_output", "", "search_workspace", "", `{"results":[{"title":"My divorce lawyer","url":"/sessions/9"}]}`},
-	} {
-		app.Store.DB.MustExec(`INSERT INTO chat_message (exchange_id, parent_id, position, role, content, tool_name, tool_arguments, tool_result, status)
-			VALUES ($1, $2, 2, $3, $4, $5, $6, $7, 'complete')`, id, ids[1], item.role, item.content, item.tool, item.args, item.result)
-	}
-	if res := c.PostForm(fmt.Sprintf("/sessions/%d/share", id), nil); res.Status != http.StatusSeeOther {
-		t.Fatalf("create share: %d", res.Status)
-	}
-	var snap string
-	_ = app.Store.DB.Get(&snap, `SELECT snapshot::text FROM chat_share WHERE exchange_id = $1`, id)
-	for _, secret := range []string{"Private musing", "tax plans", "divorce", "search_workspace"} {
-		if strings.Contains(snap, secret) {
-			t.Fatalf("the snapshot holds %q: %s", secret, snap)
-		}
-	}
-	page := c.Get(fmt.Sprintf("/sessions/%d/share", id))
-	if !strings.Contains(page.Body, "tool calls") {
-		t.Fatal("the share dialog does not say what is shared")
-	}
-	// A snapshot stored before this rule still shows only questions and answers.
-	app.Store.DB.MustExec(`UPDATE chat_share SET snapshot = '[{"role":"user","content":"q","status":"complete"},{"role":"function_call_output","tool_result":"My divorce lawyer","status":"complete"}]' WHERE exchange_id = $1`, id)
-	link, _ := doc(t, c.Get(fmt.Sprintf("/sessions/%d/share", id)).Body).Find("[data-testid=share-url]").Attr("value")
-	if res := app.Client(t).Get(link[strings.Index(link, "/share/"):]); res.Status != http.StatusOK || strings.Contains(res.Body, "divorce") {
-		t.Fatalf("an old snapshot shows a tool result: %d", res.Status)
-	}
-}
-
-// Switching versions while an answer is being written is refused (Stop would vanish with it).
-func TestSwitchIsRefusedWhileAnAnswerIsBeingWritten(t *testing.T) {
-	app, c := signedIn(t)
-	id, ids := seedConversation(t, app, "ada@example.com", "Busy", time.Now(), "q", "old answer")
-	var pending int64
-	_ = app.Store.DB.Get(&pending, `INSERT INTO chat_message (exchange_id, parent_id, position, role, status)
-		VALUES ($1, $2, 3, 'assistant', 'streaming') RETURNING id`, id, ids[0])
-	app.Store.DB.MustExec(`UPDATE chat_exchange SET leaf_message_id = $2 WHERE id = $1`, id, pending)
-	res := htmxPost(c, fmt.Sprintf("/sessions/%d/messages/%d/switch", id, pending), url.Values{"to": {fmt.Sprint(ids[1])}})
-	if res.Status != http.StatusConflict || !strings.Contains(res.Header.Get("HX-Trigger"), "Stop") {
-		t.Fatalf("switch while writing: %d %v", res.Status, res.Header)
-	}
-	var leaf int64
-	_ = app.Store.DB.Get(&leaf, `SELECT leaf_message_id FROM chat_exchange WHERE id = $1`, id)
-	if leaf != pending {
-		t.Fatal("the refused switch changed the branch on screen")
-	}
-	app.Store.DB.MustExec(`UPDATE chat_message SET status = 'complete' WHERE id = $1`, pending)
-	if res := htmxPost(c, fmt.Sprintf("/sessions/%d/messages/%d/switch", id, pending), url.Values{"to": {fmt.Sprint(ids[1])}}); res.Status != http.StatusOK {
-		t.Fatalf("switch once finished: %d", res.Status)
-	}
-}
-
-// Share links are built from PARLEY_PUBLIC_URL, never from the request's Host or X-Forwarded-Proto.
-func TestShareURLUsesThePublicURL(t *testing.T) {
-	app, c := signedIn(t, func(cfg *config.Config) { cfg.PublicURL = "https://chat.example.org/" })
-	id, _ := seedConversation(t, app, "ada@example.com", "Shared", time.Now(), "q", "a")
-	c.PostForm(fmt.Sprintf("/sessions/%d/share", id), nil)
-	req := c.Get(fmt.Sprintf("/sessions/%d/share", id))
-	link, _ := doc(t, req.Body).Find("[data-testid=share-url]").Attr("value")
-	if !strings.HasPrefix(link, "https://chat.example.org/share/") {
-		t.Fatalf("share link %q is not under the public URL", link)
-	}
-}
 
 // The sidebar counts the turns on the version on screen, not every version stored.
 func TestSidebarCountsTheTurnsOnTheShownVersion(t *testing.T) {
@@ -244,37 +149,5 @@ func TestRenameRefusesInvisibleTitlesStripsBidiAndEchoesCleanText(t *testing.T) 
 	}
 	if res := htmxPost(c, path, url.Values{"title": {"Elsewhere"}}); strings.Contains(res.Body, "<title>") {
 		t.Fatal("renaming from another page changes that page's title")
-	}
-}
-
-// The Markdown export neutralises a feedback reason (no headings, HTML or links of its own).
-func TestMarkdownExportNeutralisesFeedbackReason(t *testing.T) {
-	app, c := signedIn(t)
-	id, ids := seedConversation(t, app, "ada@example.com", "Export", time.Now(), "q", "fine")
-	app.Store.DB.MustExec(`UPDATE chat_message SET feedback = 'down', feedback_reason = $2 WHERE id = $1`, ids[1],
-		"meh_\n\n# Injected heading\n<img src=x onerror=alert(1)> [click](javascript:alert(1)) ``` end")
-	md := c.Get(fmt.Sprintf("/sessions/%d/export.md", id)).Body
-	for _, bad := range []string{"\n# Injected", "<img", "[click](", "\n```"} {
-		if strings.Contains(md, bad) {
-			t.Fatalf("the export carries %q from a feedback reason:\n%s", bad, md)
-		}
-	}
-	if !strings.Contains(md, "Injected heading") {
-		t.Fatalf("the reason's words are lost:\n%s", md)
-	}
-}
-
-// A search with more hits than it lists says so.
-func TestSearchSaysWhenThereAreMoreHits(t *testing.T) {
-	app, c := signedIn(t)
-	for i := range 31 {
-		seedConversation(t, app, "ada@example.com", fmt.Sprintf("Note %d", i), time.Now(), "about quinces", "quinces indeed")
-	}
-	d := doc(t, htmxGet(c, "/history/search?q=quinces").Body)
-	if n := d.Find("[data-testid=search-hit]").Length(); n != 30 {
-		t.Fatalf("%d hits listed, want 30", n)
-	}
-	if !strings.Contains(d.Find("[data-testid=search-results]").Text(), "more than 30") {
-		t.Fatalf("no word of more hits: %s", d.Find("[data-testid=search-results] p").Text())
 	}
 }
