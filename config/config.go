@@ -66,6 +66,10 @@ type Config struct {
 	AnthropicModel   string `env:"PARLEY_ANTHROPIC_MODEL"`
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration `env:"PARLEY_SHUTDOWN_TIMEOUT" envDefault:"15s"`
+	// LeaseTimeout is how long an answer stays claimed by the instance generating it without a
+	// heartbeat (renewed every fifth of it); after that any instance marks it interrupted. 0 means
+	// chat.DefaultLease (10 s).
+	LeaseTimeout time.Duration `env:"PARLEY_LEASE_TIMEOUT" envDefault:"10s"`
 }
 
 // Load parses the environment into a Config and validates it. Errors name the variable at fault.
@@ -107,6 +111,9 @@ func (c Config) Validate() error {
 	}
 	if c.AnswerTimeout < time.Second {
 		return errors.New("PARLEY_ANSWER_TIMEOUT must be at least 1s")
+	}
+	if c.LeaseTimeout != 0 && c.LeaseTimeout < time.Second {
+		return errors.New("PARLEY_LEASE_TIMEOUT must be at least 1s")
 	}
 	if c.OfflineDelay < 0 {
 		return errors.New("PARLEY_OFFLINE_DELAY must not be negative")

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBadValueNamesItsVariable(t *testing.T) {
@@ -13,9 +14,11 @@ func TestBadValueNamesItsVariable(t *testing.T) {
 		{"PARLEY_LOG_LEVEL", "loud", "PARLEY_LOG_LEVEL"},
 		{"PARLEY_SESSION_KEY", "c2hvcnQ=", "PARLEY_SESSION_KEY"},
 		{"PARLEY_PUBLIC_URL", "ftp://x", "PARLEY_PUBLIC_URL"},
+		{"PARLEY_LEASE_TIMEOUT", "500ms", "PARLEY_LEASE_TIMEOUT"},
+		{"PARLEY_LEASE_TIMEOUT", "often", "PARLEY_LEASE_TIMEOUT"},
 	}
 	for _, c := range cases {
-		t.Run(c.env, func(t *testing.T) {
+		t.Run(c.env+"="+c.value, func(t *testing.T) {
 			t.Setenv("DATABASE_URL", "postgres://localhost/x")
 			t.Setenv(c.env, c.value)
 			_, err := Load()
@@ -35,7 +38,7 @@ func TestDefaultsLoadWithADatabaseURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Addr != "localhost:8080" || cfg.Secure() {
+	if cfg.Addr != "localhost:8080" || cfg.Secure() || cfg.LeaseTimeout != 10*time.Second {
 		t.Fatalf("defaults: addr %q secure %v", cfg.Addr, cfg.Secure())
 	}
 }
