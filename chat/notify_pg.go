@@ -41,9 +41,9 @@ type PostgresNotifier struct {
 	instance string
 	log      *slog.Logger
 
-	mu     sync.Mutex
-	outbox []notice
-	queued map[notice]bool
+	mu        sync.Mutex
+	outbox    []notice
+	queued    map[notice]bool
 	wake      chan struct{}
 	done      chan struct{}
 	closeOnce sync.Once
@@ -84,7 +84,9 @@ func (n *PostgresNotifier) Publish(exchangeID, messageID int64) {
 }
 
 // Subscribe implements Notifier.
-func (n *PostgresNotifier) Subscribe(exchangeID int64) *Subscription { return n.local.Subscribe(exchangeID) }
+func (n *PostgresNotifier) Subscribe(exchangeID int64) *Subscription {
+	return n.local.Subscribe(exchangeID)
+}
 
 // Close stops listening and sending; notices still queued are sent first (within 2 s).
 func (n *PostgresNotifier) Close() {
