@@ -204,11 +204,22 @@ func (g *Generator) Shutdown(ctx context.Context) {
 		for _, r := range g.running {
 			r.cancel(errShutdown)
 		}
-		close(g.abandonChan())
+		if a := g.abandonChan(); !isClosed(a) {
+			close(a)
+		}
 		g.mu.Unlock()
 		<-done
 	}
 	g.stopLeases()
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // abandonChan is g.abandon, made on first use. g.mu is held.

@@ -44,10 +44,11 @@ func (g *Generator) KeepLeases() {
 		g.mu.Unlock()
 		return
 	}
-	g.leaseStop, g.leaseDone = make(chan struct{}), make(chan struct{})
+	stop, done := make(chan struct{}), make(chan struct{})
+	g.leaseStop, g.leaseDone = stop, done
 	g.mu.Unlock()
 	go func() {
-		defer close(g.leaseDone)
+		defer close(done)
 		tick := time.NewTicker(g.lease() / 5)
 		defer tick.Stop()
 		for {
@@ -55,7 +56,7 @@ func (g *Generator) KeepLeases() {
 			g.reap()
 			select {
 			case <-tick.C:
-			case <-g.leaseStop:
+			case <-stop:
 				return
 			}
 		}
