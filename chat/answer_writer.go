@@ -107,7 +107,9 @@ func (w *answerWriter) flushLocked(status string, meta json.RawMessage) {
 	w.flushReasoningLocked()
 	if w.textDirty || status != db.StatusStreaming || meta != nil || !w.markedStreaming {
 		if err := w.setAnswer(status, meta); err != nil {
-			w.g.Log.Error("storing answer", "error", err)
+			if status != db.StatusStreaming || !db.Unreachable(err) { // else the next write carries the text
+				w.g.Log.Error("storing answer", "error", err)
+			}
 			return
 		}
 		w.markedStreaming = true
