@@ -66,6 +66,10 @@ type Config struct {
 	AnthropicModel   string `env:"PARLEY_ANTHROPIC_MODEL"`
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration `env:"PARLEY_SHUTDOWN_TIMEOUT" envDefault:"15s"`
+	// ListenDatabaseURL is the DSN the change listener (LISTEN) connects with; empty uses
+	// DatabaseURL. Behind a transaction-pooling proxy (PgBouncer pool_mode=transaction), point it at
+	// PostgreSQL itself or a session-pooled port: LISTEN needs a connection of its own.
+	ListenDatabaseURL string `env:"PARLEY_LISTEN_DATABASE_URL"`
 	// LeaseTimeout is how long an answer stays claimed by the instance generating it without a
 	// heartbeat (renewed every fifth of it); after that any instance marks it interrupted. 0 means
 	// chat.DefaultLease (10 s).
@@ -132,6 +136,14 @@ func (c Config) Validate() error {
 		return errors.New("PARLEY_LOG_FORMAT must be text or json")
 	}
 	return nil
+}
+
+// ListenURL is the DSN of the change listener: ListenDatabaseURL, else DatabaseURL.
+func (c Config) ListenURL() string {
+	if c.ListenDatabaseURL != "" {
+		return c.ListenDatabaseURL
+	}
+	return c.DatabaseURL
 }
 
 // SessionKeyBytes decodes SessionKey: 32 or 64 bytes in base64. The error never echoes the key.

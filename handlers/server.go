@@ -86,9 +86,9 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		return nil, err
 	}
 	// Change notices reach this instance's streams at once and the other instances' through
-	// PostgreSQL LISTEN/NOTIFY (a direct connection of its own).
+	// PostgreSQL LISTEN/NOTIFY (a connection of its own, PARLEY_LISTEN_DATABASE_URL).
 	instance := chat.NewInstanceID()
-	notifier := chat.NewPostgresNotifier(d.Config.DatabaseURL, d.Store, instance, d.Logger)
+	notifier := chat.NewPostgresNotifier(d.Config.ListenURL(), d.Store, instance, d.Logger)
 	a := &app{
 		cfg:      d.Config,
 		store:    d.Store,
