@@ -13,6 +13,7 @@ import (
 
 	"parley/agents"
 	"parley/db"
+	"parley/fault"
 )
 
 // Store is what generation needs from the database.
@@ -97,8 +98,9 @@ type run struct {
 // errStopped is the cancel cause of a Stop, telling it apart from a timeout or a shutdown.
 var errStopped = errors.New("stopped by the person")
 
-// errShutdown is the cancel cause when the server shuts down.
-var errShutdown = errors.New("server shutting down")
+// errShutdown is the cancel cause when the server shuts down, and what Start returns then (503:
+// the person sends again, to an instance that is not stopping).
+var errShutdown = &fault.Error{Code: fault.Unavailable, Message: "Parley is restarting; send your message again in a moment."}
 
 // ErrBusy is returned by Start when the exchange already has an answer in progress.
 var ErrBusy = errors.New("an answer is already being generated in this conversation")
