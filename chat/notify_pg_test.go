@@ -120,3 +120,31 @@ func TestNoticePayloadsStayUnderPostgresLimit(t *testing.T) {
 		t.Fatalf("%d notices in the payloads, want %d", pairs, len(batch))
 	}
 }
+
+// BenchmarkPublishToALocalStream is the in-process path of a change notice: Publish until the
+// subscriber of the same instance has it, for the in-process Broker and for PostgresNotifier (whose
+// NOTIFY to other instances is sent by its own goroutine, off this path).
+func BenchmarkPublishToALocalStream(b *testing.B) {
+	url := dbtest.URL(b)
+	store, err := db.Open(context.Background(), url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	pg := NewPostgresNotifier(url, store, "bench", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	defer pg.Close()
+	for _, n := range []struct {
+		name string
+		Notifier
+	}{{"broker", NewBroker()}, {"postgres", pg}} {
+		b.Run(n.name, func(b *testing.B) {
+			sub := n.Subscribe(1)
+			defer sub.Close()
+			for i := 0; b.Loop(); i++ {
+				n.Publish(1, int64(i%64))
+				<-sub.Ready()
+				sub.Take()
+			}
+		})
+	}
+}
