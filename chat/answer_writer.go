@@ -112,6 +112,7 @@ func (w *answerWriter) flushLocked(status string, meta json.RawMessage) {
 			}
 			return
 		}
+		w.ctx = db.WithClaimedLease(w.ctx) // written once: from now on only while the answer is ours
 		w.markedStreaming = true
 		w.textDirty = false
 		w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)

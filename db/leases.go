@@ -15,6 +15,10 @@ import (
 type Lease struct {
 	Holder string
 	TTL    time.Duration
+	// Claimed says the generation has written the answer under this lease before: from then on
+	// only an answer it holds is written, never an unclaimed one (a generation that lost its
+	// answer to a retry must not take the retry's row).
+	Claimed bool
 }
 
 type leaseKey struct{}
@@ -24,6 +28,15 @@ type leaseKey struct{}
 // lease is the answer's, and renews it.
 func WithLease(ctx context.Context, l Lease) context.Context {
 	return context.WithValue(ctx, leaseKey{}, l)
+}
+
+// WithClaimedLease returns ctx with its lease (if any) marked Claimed.
+func WithClaimedLease(ctx context.Context) context.Context {
+	if l, ok := leaseOf(ctx); ok && !l.Claimed {
+		l.Claimed = true
+		return WithLease(ctx, l)
+	}
+	return ctx
 }
 
 func leaseOf(ctx context.Context) (Lease, bool) {
@@ -42,8 +55,8 @@ type HeldAnswer struct {
 	Holder string
 }
 
-// RenewLeases extends the leases of the answers held by this instance to now + ttl (claiming an
-// answer not claimed yet) and returns the ids among them whose Stop was requested (RequestStop,
+// RenewLeases extends the leases of the answers held by this instance (that their generation has
+// claimed) to now + ttl and returns the ids among them whose Stop was requested (RequestStop,
 // from any instance). One statement, whatever the number of answers.
 func (s *Store) RenewLeases(ctx context.Context, held []HeldAnswer, ttl time.Duration) ([]int64, error) {
 	if len(held) == 0 {
@@ -58,7 +71,7 @@ func (s *Store) RenewLeases(ctx context.Context, held []HeldAnswer, ttl time.Dur
 	err := s.DB.SelectContext(ctx, &stop, `WITH renewed AS (
 			UPDATE chat_message m SET generator_id = h.holder, lease_expires_at = now() + make_interval(secs => $3)
 			FROM unnest($1::bigint[], $2::text[]) AS h(id, holder)
-			WHERE m.id = h.id AND (m.generator_id = h.holder OR m.generator_id IS NULL)
+			WHERE m.id = h.id AND m.generator_id = h.holder
 			  AND m.status IN ('pending', 'streaming')
 			RETURNING m.id, m.stop_requested_at)
 		SELECT id FROM renewed WHERE stop_requested_at IS NOT NULL`,

@@ -85,6 +85,9 @@ func TestStopRequestedOnAnyInstanceReachesTheLeaseHolder(t *testing.T) {
 	store := dbtest.Open(t)
 	_, turn := startTurn(t, store, "a@example.com")
 	held := []db.HeldAnswer{{ID: turn.Assistant.ID, Holder: "a/1"}}
+	if err := store.SetAnswer(db.WithLease(ctx, db.Lease{Holder: "a/1", TTL: time.Hour}), turn.Assistant.ID, "", db.StatusStreaming, nil); err != nil {
+		t.Fatal(err)
+	}
 	if stop, err := store.RenewLeases(ctx, held, time.Hour); err != nil || len(stop) != 0 {
 		t.Fatalf("renew before any stop: %v, %v", stop, err)
 	}
@@ -95,7 +98,7 @@ func TestStopRequestedOnAnyInstanceReachesTheLeaseHolder(t *testing.T) {
 	if err != nil || len(stop) != 1 || stop[0] != turn.Assistant.ID {
 		t.Fatalf("renew after a stop request: %v, %v; want [%d]", stop, err, turn.Assistant.ID)
 	}
-	// The renewal claimed the answer: another generation's renewal does not take it over.
+	// Another generation's renewal does not take the answer over.
 	if stop, err := store.RenewLeases(ctx, []db.HeldAnswer{{ID: turn.Assistant.ID, Holder: "b/1"}}, time.Hour); err != nil || len(stop) != 0 {
 		t.Fatalf("another holder's renewal: %v, %v", stop, err)
 	}
@@ -114,5 +117,32 @@ func TestRetryWhileAnAnswerIsBeingWrittenIsBusyNotMissing(t *testing.T) {
 	stranger := db.Owner{UserID: owner.UserID + 1000}
 	if _, err := store.RestartOwnedAnswer(ctx, stranger, turn.Exchange.ID, turn.Assistant.ID); !errors.Is(err, db.ErrNotFound) {
 		t.Fatalf("someone else's retry: %v, want ErrNotFound", err)
+	}
+}
+
+func TestAGenerationThatLostItsAnswerNeverWritesTheRetry(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Open(t)
+	owner, turn := startTurn(t, store, "a@example.com")
+	stale := db.WithLease(ctx, db.Lease{Holder: "a/1", TTL: time.Millisecond})
+	if err := store.SetAnswer(stale, turn.Assistant.ID, "partial", db.StatusStreaming, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // a/1 stops renewing (say, the database was away): its lease expires
+	if _, err := store.ReapExpired(ctx, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.RestartOwnedAnswer(ctx, owner, turn.Exchange.ID, turn.Assistant.ID); err != nil {
+		t.Fatal(err) // the person pressed Retry: the answer is pending again, unclaimed
+	}
+	if err := store.SetAnswer(db.WithClaimedLease(stale), turn.Assistant.ID, "stale end", db.StatusComplete, nil); !errors.Is(err, db.ErrLeaseLost) {
+		t.Fatalf("the old generation's final write: %v, want ErrLeaseLost", err)
+	}
+	retry := db.WithLease(ctx, db.Lease{Holder: "b/1", TTL: time.Hour})
+	if err := store.SetAnswer(retry, turn.Assistant.ID, "fresh", db.StatusStreaming, nil); err != nil {
+		t.Fatalf("the retry's first write: %v", err)
+	}
+	if m, _ := store.MessageByID(ctx, turn.Exchange.ID, turn.Assistant.ID); m.Content != "fresh" {
+		t.Fatalf("answer is %q, want the retry's text", m.Content)
 	}
 }

@@ -277,8 +277,8 @@ func (s *Store) MessageByID(ctx context.Context, exchangeID, id int64) (Message,
 
 // SetAnswer writes an assistant message's text and status, and merges metadata (when not nil)
 // into the stored metadata's top-level keys. Under a lease (WithLease in ctx) it writes only an
-// answer the lease holds, or a pending one nobody has claimed (which it claims), renews the lease,
-// and is ErrLeaseLost otherwise.
+// answer the lease holds, or (unless the lease is Claimed) a pending one nobody has claimed, which
+// it claims; it renews the lease, and is ErrLeaseLost otherwise.
 func (s *Store) SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error {
 	l, leased := leaseOf(ctx)
 	if !leased {
@@ -289,8 +289,8 @@ func (s *Store) SetAnswer(ctx context.Context, id int64, content, status string,
 	res, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
 			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now(),
 			generator_id = $5, lease_expires_at = now() + make_interval(secs => $6)
-		WHERE id = $1 AND (generator_id = $5 OR generator_id IS NULL AND status = 'pending')`,
-		id, content, status, nullJSON(metadata), l.Holder, l.TTL.Seconds())
+		WHERE id = $1 AND (generator_id = $5 OR NOT $7 AND generator_id IS NULL AND status = 'pending')`,
+		id, content, status, nullJSON(metadata), l.Holder, l.TTL.Seconds(), l.Claimed)
 	if err != nil {
 		return notFound(err, "set answer")
 	}
