@@ -124,6 +124,7 @@ func TestDatabaseOutageAnswers503KeepsAnswersAndRecovers(t *testing.T) {
 	})
 	for i, id := range convs {
 		m := answerOf(t, app.Store, lastAnswerID(t, app.Store, id))
+		t.Logf("answer streaming at the outage ended %s with %d characters", m.Status, len(m.Content))
 		switch {
 		case m.Status == db.StatusComplete && strings.HasSuffix(m.Content, "w19 "):
 		case (m.Status == db.StatusInterrupted || m.Status == db.StatusFailed) && m.Content != "":
