@@ -9,7 +9,7 @@ VENDOR   := static/vendor/htmx.min.js static/vendor/sse.js
 CSS      := static/css/app.css
 TEMPL_GO := $(patsubst %.templ,%_templ.go,$(wildcard views/*.templ))
 
-.PHONY: help run build assets generate test bench lint db-start db-stop chromium clean
+.PHONY: help run build assets generate test faults bench lint db-start db-stop chromium clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -59,6 +59,11 @@ chromium: ## Install Debian's chromium for the browser tests when missing
 test: assets chromium ## Run every test against a real PostgreSQL and headless Chromium
 	@url=$${PARLEY_TEST_DATABASE_URL:-$$($(PGCTL) start)} || exit 1; \
 	PARLEY_TEST_DATABASE_URL=$$url $(GO) test -race -count=1 -timeout 20m ./...
+
+faults: assets ## kill -9 an instance 100 times mid-POST and mid-answer (make test does 10 rounds)
+	@url=$${PARLEY_TEST_DATABASE_URL:-$$($(PGCTL) start)} || exit 1; \
+	PARLEY_TEST_DATABASE_URL=$$url PARLEY_FAULT_ROUNDS=100 $(GO) test -count=1 -timeout 30m -v \
+	  -run 'TestKillNineNeverLosesNorDuplicatesMessages' ./handlers/ | grep -v '^=== RUN'
 
 bench: assets ## Run the benchmarks once each
 	@url=$${PARLEY_TEST_DATABASE_URL:-$$($(PGCTL) start)} || exit 1; \

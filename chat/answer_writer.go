@@ -18,6 +18,8 @@ type answerWriter struct {
 	g   *Generator
 	job Job
 	ctx context.Context
+	// until bounds retrying the final write while the database is unreachable (the answer timeout).
+	until time.Time
 
 	mu          sync.Mutex
 	answer      strings.Builder // the answer so far, all rounds (a Builder: appending 2,000 deltas stays linear)
@@ -124,21 +126,41 @@ func (w *answerWriter) flushLocked(status string, meta json.RawMessage) {
 	w.lastFlush = time.Now()
 	w.flushReasoningLocked()
 	if w.textDirty || status != db.StatusStreaming || meta != nil || !w.markedStreaming {
-		w.markedStreaming = true
-		w.textDirty = false
-		if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, w.answer.String(), status, meta); err != nil {
-			w.g.Log.Error("storing answer", "error", err)
+		if err := w.setAnswer(status, meta); err != nil {
+			if status != db.StatusStreaming || !db.Unreachable(err) { // else the next write carries the text
+				w.g.Log.Error("storing answer", "error", err)
+			}
 			return
 		}
+		w.ctx = db.WithClaimedLease(w.ctx) // written once: from now on only while the answer is ours
+		w.markedStreaming = true
+		w.textDirty = false
 		w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
 	}
+}
+
+// setAnswer stores the answer. A streaming write that fails leaves the text dirty for the next
+// one (the text stays in memory); the final write is retried while the database is unreachable,
+// until w.until.
+func (w *answerWriter) setAnswer(status string, meta json.RawMessage) error {
+	content := w.answer.String()
+	if status == db.StatusStreaming {
+		return w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, content, status, meta)
+	}
+	until := w.until
+	if least := time.Now().Add(w.g.lease()); until.Before(least) { // an answer that ended at its timeout
+		until = least
+	}
+	return w.g.untilReachable(w.ctx, until, func(ctx context.Context) error {
+		return w.g.Store.SetAnswer(ctx, w.job.AnswerID, content, status, meta)
+	})
 }
 
 // flushReasoningLocked writes the reasoning item if it changed, and publishes it.
 func (w *answerWriter) flushReasoningLocked() {
 	if w.reasonDirty && w.reasoning != nil {
-		w.reasonDirty = false
 		if err := w.g.Store.UpdateItem(w.ctx, *w.reasoning); err == nil {
+			w.reasonDirty = false
 			w.g.Notifier.Publish(w.job.ExchangeID, w.reasoning.ID)
 		}
 	}

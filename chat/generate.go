@@ -13,6 +13,7 @@ import (
 
 	"parley/agents"
 	"parley/db"
+	"parley/fault"
 )
 
 // Store is what generation needs from the database.
@@ -25,7 +26,8 @@ type Store interface {
 	SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]db.SearchHit, error)
 	Specialists(ctx context.Context) ([]db.Agent, error)
 	HandOff(ctx context.Context, answerID, agentID int64, agentType string, metadata json.RawMessage) error
-	InterruptUnfinished(ctx context.Context) (int64, error)
+	RenewLeases(ctx context.Context, held []db.HeldAnswer, ttl time.Duration) ([]int64, error)
+	ReapExpired(ctx context.Context, ttl time.Duration) ([]db.Reaped, error)
 	UserPage(ctx context.Context, ownerID, id int64) (db.Page, error)
 	InsertProposal(ctx context.Context, in db.NewProposal) (db.Proposal, error)
 	ImproveTitle(ctx context.Context, exchangeID int64, old, title string) error
@@ -68,15 +70,27 @@ type Generator struct {
 	// ImproveTitles asks the model for a better title after a conversation's first answer (when
 	// a real model is configured; title.go).
 	ImproveTitles bool
+	// Instance names this process among the instances sharing the database (NewInstanceID).
+	Instance string
+	// Lease is how long an answer stays claimed by this instance without a heartbeat: leases are
+	// renewed every Lease/5, and answers whose lease expired are marked interrupted (lease.go).
+	Lease time.Duration
 
-	mu      sync.Mutex
-	running map[int64]*run // by exchange id
-	wg      sync.WaitGroup
-	closed  bool
+	mu       sync.Mutex
+	running  map[int64]*run // by exchange id
+	held     map[int64]*run // by answer id, until its final write is done or given up
+	attempts int64
+	wg       sync.WaitGroup
+	closed   bool
+	// abandon is closed when Shutdown's deadline passed: writes waiting for the database give up.
+	abandon   chan struct{}
+	leaseStop chan struct{}
+	leaseDone chan struct{}
 }
 
 type run struct {
 	answerID int64
+	holder   string
 	cancel   context.CancelCauseFunc
 	done     chan struct{}
 }
@@ -84,8 +98,9 @@ type run struct {
 // errStopped is the cancel cause of a Stop, telling it apart from a timeout or a shutdown.
 var errStopped = errors.New("stopped by the person")
 
-// errShutdown is the cancel cause when the server shuts down.
-var errShutdown = errors.New("server shutting down")
+// errShutdown is the cancel cause when the server shuts down, and what Start returns then (503:
+// the person sends again, to an instance that is not stopping).
+var errShutdown = &fault.Error{Code: fault.Unavailable, Message: "Parley is restarting; send your message again in a moment."}
 
 // ErrBusy is returned by Start when the exchange already has an answer in progress.
 var ErrBusy = errors.New("an answer is already being generated in this conversation")
@@ -108,14 +123,26 @@ func (g *Generator) Start(job Job) error {
 	} else if ok {
 		return nil // the same answer is already running (a replayed submit)
 	}
+	if g.held == nil {
+		g.held = map[int64]*run{}
+	}
+	g.attempts++
 	ctx, cancel := context.WithCancelCause(context.Background())
-	r := &run{answerID: job.AnswerID, cancel: cancel, done: make(chan struct{})}
+	r := &run{answerID: job.AnswerID, holder: fmt.Sprintf("%s/%d", g.Instance, g.attempts), cancel: cancel, done: make(chan struct{})}
 	g.running[job.ExchangeID] = r
+	g.held[job.AnswerID] = r
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
 		defer close(r.done)
 		defer cancel(nil)
+		defer func() {
+			g.mu.Lock()
+			if g.held[job.AnswerID] == r {
+				delete(g.held, job.AnswerID)
+			}
+			g.mu.Unlock()
+		}()
 		release := func() { // before the final write, so a follow-up sent on "completed" is not refused
 			g.mu.Lock()
 			if g.running[job.ExchangeID] == r {
@@ -123,7 +150,7 @@ func (g *Generator) Start(job Job) error {
 			}
 			g.mu.Unlock()
 		}
-		g.generate(ctx, job, release)
+		g.generate(ctx, job, r.holder, release)
 		release()
 	}()
 	return nil
@@ -174,26 +201,51 @@ func (g *Generator) Shutdown(ctx context.Context) {
 	go func() { g.wg.Wait(); close(done) }()
 	select {
 	case <-done:
-		return
 	case <-ctx.Done():
+		g.mu.Lock()
+		for _, r := range g.running {
+			r.cancel(errShutdown)
+		}
+		if a := g.abandonChan(); !isClosed(a) {
+			close(a)
+		}
+		g.mu.Unlock()
+		<-done
 	}
-	g.mu.Lock()
-	for _, r := range g.running {
-		r.cancel(errShutdown)
+	g.stopLeases()
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
-	g.mu.Unlock()
-	<-done
+}
+
+// abandonChan is g.abandon, made on first use. g.mu is held.
+func (g *Generator) abandonChan() chan struct{} {
+	if g.abandon == nil {
+		g.abandon = make(chan struct{})
+	}
+	return g.abandon
 }
 
 // generate runs the model ↔ tool loop for one answer and stores the outcome.
-func (g *Generator) generate(parent context.Context, job Job, release func()) {
+func (g *Generator) generate(parent context.Context, job Job, holder string, release func()) {
 	started := time.Now()
 	ctx, cancel := context.WithTimeout(parent, g.Timeout)
 	defer cancel()
-	// Writes must land even after ctx ends (a Stop or a timeout keeps the partial text).
-	store := context.WithoutCancel(ctx)
+	// Writes must land even after ctx ends (a Stop or a timeout keeps the partial text), and only
+	// while this generation holds the answer's lease.
+	store := db.WithLease(context.WithoutCancel(ctx), db.Lease{Holder: holder, TTL: g.lease()})
 
-	history, err := g.Store.ExchangeMessages(store, job.ExchangeID)
+	var history []db.Message
+	err := g.untilReachable(store, started.Add(g.Timeout), func(ctx context.Context) (err error) {
+		history, err = g.Store.ExchangeMessages(ctx, job.ExchangeID)
+		return err
+	})
 	if err != nil {
 		release()
 		g.fail(store, job, "The conversation could not be read.", err)
@@ -215,7 +267,7 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 			return
 		}
 	}
-	w := &answerWriter{g: g, job: job, ctx: store}
+	w := &answerWriter{g: g, job: job, ctx: store, until: started.Add(g.Timeout)}
 	var usage agents.Usage
 	var result agents.Result
 	var found []agents.SearchResult // what search_workspace calls found, for suggestion cards
@@ -312,7 +364,9 @@ func failure(ctx context.Context, err error) (string, map[string]string) {
 func (g *Generator) fail(ctx context.Context, job Job, message string, cause error) {
 	g.Log.Error("generation failed", "exchange", job.ExchangeID, "error", cause)
 	meta, _ := json.Marshal(map[string]any{"error": map[string]string{"kind": "internal", "message": message}})
-	if err := g.Store.SetAnswer(ctx, job.AnswerID, "", db.StatusFailed, meta); err != nil {
+	if err := g.untilReachable(ctx, time.Now().Add(g.Timeout), func(ctx context.Context) error {
+		return g.Store.SetAnswer(ctx, job.AnswerID, "", db.StatusFailed, meta)
+	}); err != nil {
 		g.Log.Error("storing failed answer", "error", err)
 	}
 	g.Notifier.Publish(job.ExchangeID, job.AnswerID)

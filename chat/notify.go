@@ -6,7 +6,7 @@ import "sync"
 
 // Notifier carries "message M of exchange E changed" from generation to the streams showing E.
 // Streams re-read the message from the database, so a notice carries ids only. The in-process
-// Broker serves one instance; a PostgreSQL LISTEN/NOTIFY implementation of this interface lets
+// Broker serves one instance; PostgresNotifier (notify_pg.go) adds PostgreSQL LISTEN/NOTIFY so
 // several instances serve one conversation.
 type Notifier interface {
 	// Publish tells every subscriber of exchangeID that messageID changed. It never blocks.
@@ -17,11 +17,14 @@ type Notifier interface {
 
 // Subscription receives the ids of changed messages of one exchange. Notices coalesce: Ready fires
 // once for any number of publishes, and Take returns each changed id once, so a slow reader never
-// blocks a publisher and never loses the last change.
+// blocks a publisher and never loses the last change. When notices may have been lost (the
+// PostgreSQL listener reconnected), Ready fires and Resynced reports true once: the reader must
+// re-read everything it shows.
 type Subscription struct {
 	ready   chan struct{}
 	mu      sync.Mutex
 	pending []int64
+	resync  bool
 	close   func()
 }
 
@@ -37,6 +40,16 @@ func (s *Subscription) Take() []int64 {
 	return out
 }
 
+// Resynced reports, once, that notices may have been lost since the last call: the reader must
+// re-read the whole exchange rather than only the ids Take returns.
+func (s *Subscription) Resynced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.resync
+	s.resync = false
+	return r
+}
+
 // Close stops the subscription.
 func (s *Subscription) Close() { s.close() }
 
@@ -50,6 +63,17 @@ func (s *Subscription) add(id int64) {
 	}
 	s.pending = append(s.pending, id)
 	s.mu.Unlock()
+	s.signal()
+}
+
+func (s *Subscription) markResync() {
+	s.mu.Lock()
+	s.resync = true
+	s.mu.Unlock()
+	s.signal()
+}
+
+func (s *Subscription) signal() {
 	select {
 	case s.ready <- struct{}{}:
 	default:
@@ -71,6 +95,17 @@ func (b *Broker) Publish(exchangeID, messageID int64) {
 	defer b.mu.Unlock()
 	for s := range b.subs[exchangeID] {
 		s.add(messageID)
+	}
+}
+
+// Resync tells every subscriber that notices may have been lost (see Subscription.Resynced).
+func (b *Broker) Resync() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, subs := range b.subs {
+		for s := range subs {
+			s.markResync()
+		}
 	}
 }
 

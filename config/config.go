@@ -77,6 +77,14 @@ type Config struct {
 	AnthropicThinkingBudget int `env:"PARLEY_ANTHROPIC_THINKING_BUDGET" envDefault:"2048"`
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration `env:"PARLEY_SHUTDOWN_TIMEOUT" envDefault:"15s"`
+	// ListenDatabaseURL is the DSN the change listener (LISTEN) connects with; empty uses
+	// DatabaseURL. Behind a transaction-pooling proxy (PgBouncer pool_mode=transaction), point it at
+	// PostgreSQL itself or a session-pooled port: LISTEN needs a connection of its own.
+	ListenDatabaseURL string `env:"PARLEY_LISTEN_DATABASE_URL"`
+	// LeaseTimeout is how long an answer stays claimed by the instance generating it without a
+	// heartbeat (renewed every fifth of it); after that any instance marks it interrupted. 0 means
+	// chat.DefaultLease (10 s).
+	LeaseTimeout time.Duration `env:"PARLEY_LEASE_TIMEOUT" envDefault:"10s"`
 }
 
 // Load parses the environment into a Config and validates it. Errors name the variable at fault.
@@ -137,6 +145,9 @@ func (c Config) Validate() error {
 	if c.AnthropicThinkingBudget != 0 && c.AnthropicThinkingBudget < 1024 { // 0: the provider's default
 		return errors.New("PARLEY_ANTHROPIC_THINKING_BUDGET must be at least 1024 tokens (Anthropic's minimum)")
 	}
+	if c.LeaseTimeout != 0 && c.LeaseTimeout < time.Second {
+		return errors.New("PARLEY_LEASE_TIMEOUT must be at least 1s")
+	}
 	if c.OfflineDelay < 0 {
 		return errors.New("PARLEY_OFFLINE_DELAY must not be negative")
 	}
@@ -159,6 +170,14 @@ func (c Config) Validate() error {
 // imageHost matches one PARLEY_IMAGE_HOSTS entry: a DNS name or IPv4 address, maybe with a port;
 // no scheme, path, wildcard or spaces.
 var imageHost = regexp.MustCompile(`^(?i)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)*(?::[0-9]{1,5})?$`)
+
+// ListenURL is the DSN of the change listener: ListenDatabaseURL, else DatabaseURL.
+func (c Config) ListenURL() string {
+	if c.ListenDatabaseURL != "" {
+		return c.ListenDatabaseURL
+	}
+	return c.DatabaseURL
+}
 
 // SessionKeyBytes decodes SessionKey: 32 or 64 bytes in base64. The error never echoes the key.
 func (c Config) SessionKeyBytes() ([]byte, error) {

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestBadValueNamesItsVariable(t *testing.T) {
@@ -23,6 +24,8 @@ func TestBadValueNamesItsVariable(t *testing.T) {
 		{"PARLEY_IMAGE_HOSTS", "*.example.com", "PARLEY_IMAGE_HOSTS"},
 		{"PARLEY_IMAGE_HOSTS", "images.example.com/path", "PARLEY_IMAGE_HOSTS"},
 		{"PARLEY_IMAGE_HOSTS", "a.example b.example", "PARLEY_IMAGE_HOSTS"},
+		{"PARLEY_LEASE_TIMEOUT", "500ms", "PARLEY_LEASE_TIMEOUT"},
+		{"PARLEY_LEASE_TIMEOUT", "often", "PARLEY_LEASE_TIMEOUT"},
 	}
 	for _, c := range cases {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {
@@ -45,7 +48,7 @@ func TestDefaultsLoadWithADatabaseURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Addr != "localhost:8080" || cfg.Secure() {
+	if cfg.Addr != "localhost:8080" || cfg.Secure() || cfg.LeaseTimeout != 10*time.Second {
 		t.Fatalf("defaults: addr %q secure %v", cfg.Addr, cfg.Secure())
 	}
 }

@@ -2,7 +2,9 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"time"
@@ -274,11 +276,28 @@ func (s *Store) MessageByID(ctx context.Context, exchangeID, id int64) (Message,
 }
 
 // SetAnswer writes an assistant message's text and status, and merges metadata (when not nil)
-// into the stored metadata's top-level keys.
+// into the stored metadata's top-level keys. Under a lease (WithLease in ctx) it writes only an
+// answer the lease holds, or (unless the lease is Claimed) a pending one nobody has claimed, which
+// it claims; it renews the lease, and is ErrLeaseLost otherwise.
 func (s *Store) SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error {
-	_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
-		metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now() WHERE id = $1`, id, content, status, nullJSON(metadata))
-	return notFound(err, "set answer")
+	l, leased := leaseOf(ctx)
+	if !leased {
+		_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
+			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now() WHERE id = $1`, id, content, status, nullJSON(metadata))
+		return notFound(err, "set answer")
+	}
+	res, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
+			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now(),
+			generator_id = $5, lease_expires_at = now() + make_interval(secs => $6)
+		WHERE id = $1 AND (generator_id = $5 OR NOT $7 AND generator_id IS NULL AND status = 'pending')`,
+		id, content, status, nullJSON(metadata), l.Holder, l.TTL.Seconds(), l.Claimed)
+	if err != nil {
+		return notFound(err, "set answer")
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return ErrLeaseLost
+	}
+	return nil
 }
 
 // IndexMessage sets the full-text search vector of a message from its content. Answers are indexed
@@ -330,17 +349,6 @@ func (s *Store) UpdateItem(ctx context.Context, m Message) error {
 	return notFound(err, "update item")
 }
 
-// InterruptUnfinished marks every pending or streaming message interrupted, keeping its text: the
-// process that generated it is gone (called at start-up and at shutdown). It returns how many.
-func (s *Store) InterruptUnfinished(ctx context.Context) (int64, error) {
-	res, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET status = 'interrupted', updated_at = now(),
-		search = to_tsvector('english', content) WHERE status IN ('pending', 'streaming')`)
-	if err != nil {
-		return 0, notFound(err, "interrupt unfinished")
-	}
-	return res.RowsAffected()
-}
-
 // RestartOwnedAnswer puts a failed, cancelled or interrupted answer back to pending for a retry, keeping
 // its earlier text in metadata.previous_attempts (with how many reasoning and tool items it had; those
 // items are removed, so the new attempt's own show under the question). Only the exchange owner's
@@ -356,6 +364,7 @@ func (s *Store) RestartOwnedAnswer(ctx context.Context, o Owner, exchangeID, id 
 			  AND NOT EXISTS (SELECT 1 FROM chat_message o WHERE o.exchange_id = $2 AND o.status IN ('pending', 'streaming'))
 			RETURNING i.id)
 		UPDATE chat_message m SET status = 'pending', content = '', search = NULL, updated_at = now(),
+			generator_id = NULL, lease_expires_at = NULL, stop_requested_at = NULL,
 			metadata = jsonb_set(m.metadata - 'error', '{previous_attempts}',
 				coalesce(m.metadata->'previous_attempts', '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
 					'content', m.content, 'status', m.status, 'error', m.metadata->'error',
@@ -365,6 +374,15 @@ func (s *Store) RestartOwnedAnswer(ctx context.Context, o Owner, exchangeID, id 
 		  AND m.role = 'assistant' AND m.status IN ('failed', 'cancelled', 'interrupted')
 		  AND NOT EXISTS (SELECT 1 FROM chat_message o WHERE o.exchange_id = $2 AND o.status IN ('pending', 'streaming'))
 		RETURNING `+prefixed("m.", messageColumns), o.UserID, exchangeID, id, o.GuestID)
+	if errors.Is(err, sql.ErrNoRows) {
+		// An answer of the conversation is being written (maybe by another instance): say so.
+		var busy bool
+		if e := s.DB.GetContext(ctx, &busy, `SELECT EXISTS (SELECT 1 FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id
+			WHERE m.exchange_id = $1 AND `+ownedBy("$2", "$3")+` AND m.status IN ('pending', 'streaming'))`,
+			exchangeID, o.UserID, o.GuestID); e == nil && busy {
+			return m, ErrBusy
+		}
+	}
 	return m, notFound(err, "restart answer")
 }
 

@@ -78,26 +78,6 @@ func TestServerSecretIsCreatedOnceAndKept(t *testing.T) {
 	}
 }
 
-func TestInterruptUnfinishedKeepsPartialText(t *testing.T) {
-	ctx := context.Background()
-	store := dbtest.Open(t)
-	u, _ := store.CreateUser(ctx, "a@example.com", "A", "hash")
-	turn, err := store.StartTurn(ctx, db.NewTurn{UserID: u.ID, Title: "t", Query: "q"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := store.SetAnswer(ctx, turn.Assistant.ID, "half an ans", db.StatusStreaming, nil); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := store.InterruptUnfinished(ctx); err != nil || n != 1 {
-		t.Fatalf("InterruptUnfinished = %d, %v", n, err)
-	}
-	m, err := store.MessageByID(ctx, turn.Exchange.ID, turn.Assistant.ID)
-	if err != nil || m.Status != db.StatusInterrupted || m.Content != "half an ans" {
-		t.Fatalf("after restart: %s %q (%v)", m.Status, m.Content, err)
-	}
-}
-
 func TestRestartAnswerClearsTheFailedAttemptsItems(t *testing.T) {
 	ctx := context.Background()
 	store := dbtest.Open(t)

@@ -65,6 +65,16 @@ func (a *app) streamEvents(c echo.Context) error {
 			}
 			continue
 		case <-sub.Ready():
+			if sub.Resynced() { // notices may have been lost: show everything again
+				clear(known)
+				clear(hasText)
+				if err := a.sendSnapshot(ctx, s, c, id, known); err != nil {
+					return nil // the database is unreachable: end, so the browser reconnects for a snapshot
+				}
+				sub.Take()
+				last, pending, window = time.Now(), nil, nil
+				continue
+			}
 			pending = appendNew(pending, sub.Take())
 		case <-window:
 			window = nil
@@ -73,6 +83,10 @@ func (a *app) streamEvents(c echo.Context) error {
 			continue
 		}
 		msgs, err := a.store.ExchangeTail(ctx, id, pending)
+		if db.Unreachable(err) { // keep the changes and read them again in a moment
+			window = time.After(time.Second)
+			continue
+		}
 		if err != nil {
 			return nil
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"parley/db"
 	"parley/fault"
 	"parley/views"
 )
@@ -88,6 +89,9 @@ func (a *app) handleError(err error, c echo.Context) {
 	}
 	f := classify(err)
 	status := statusOf(f.Code)
+	if status == http.StatusServiceUnavailable && c.Response().Header().Get("Retry-After") == "" {
+		c.Response().Header().Set("Retry-After", "5")
+	}
 	if status >= 500 {
 		a.log.ErrorContext(c.Request().Context(), "request failed", "error", err.Error(),
 			"request_id", c.Response().Header().Get(echo.HeaderXRequestID))
@@ -119,6 +123,9 @@ func (a *app) handleError(err error, c echo.Context) {
 // classify turns any error into a *fault.Error fit to show: ours keep their code and message,
 // echo's HTTP errors keep their status, anything else is a generic internal error.
 func classify(err error) *fault.Error {
+	if db.Unreachable(err) {
+		return db.ErrUnreachable
+	}
 	if f := fault.As(err); f != nil {
 		if _, known := statusTable[f.Code]; !known || f.Code == fault.Internal {
 			return &fault.Error{Code: fault.Internal, Message: "Something went wrong on our side. Try again in a moment."}

@@ -44,7 +44,7 @@ type app struct {
 	accounts  *accounts.Service
 	cookies   sessions.Store
 	limits    *limits
-	notifier  chat.Notifier
+	notifier  *chat.PostgresNotifier
 	generator *chat.Generator
 	// closing is closed at shutdown: open streams end so the server can stop.
 	closing   chan struct{}
@@ -63,8 +63,12 @@ type Server struct {
 // CloseStreams ends every open SSE stream; browsers reconnect to whichever instance serves next.
 func (s *Server) CloseStreams() { s.app.closeOnce.Do(func() { close(s.app.closing) }) }
 
-// StopGenerating lets running answers finish until ctx ends, then stores them as interrupted.
-func (s *Server) StopGenerating(ctx context.Context) { s.app.generator.Shutdown(ctx) }
+// StopGenerating lets running answers finish until ctx ends, then stores them as interrupted, and
+// stops the change notifier.
+func (s *Server) StopGenerating(ctx context.Context) {
+	s.app.generator.Shutdown(ctx)
+	s.app.notifier.Close()
+}
 
 // New builds the echo server with every route and middleware, and the model provider the
 // configuration names. It reads or creates the cookie keys in the database when
@@ -82,7 +86,10 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		return nil, err
 	}
 	markdown.AllowImageHosts(d.Config.ImageHosts)
-	notifier := chat.NewBroker()
+	// Change notices reach this instance's streams at once and the other instances' through
+	// PostgreSQL LISTEN/NOTIFY (a connection of its own, PARLEY_LISTEN_DATABASE_URL).
+	instance := chat.NewInstanceID()
+	notifier := chat.NewPostgresNotifier(d.Config.ListenURL(), d.Store, instance, d.Logger)
 	a := &app{
 		cfg:      d.Config,
 		store:    d.Store,
@@ -96,8 +103,10 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 			Store: d.Store, Provider: provider, Notifier: notifier, Log: d.Logger,
 			Timeout: d.Config.AnswerTimeout, FlushEvery: streamCoalesce, HistoryBudget: 6000,
 			ImproveTitles: d.Config.ImproveTitles && provider.Name() != agents.ProviderOffline,
+			Instance:      instance, Lease: d.Config.LeaseTimeout,
 		},
 	}
+	a.generator.KeepLeases() // reaps answers of instances that died (this one's last run included)
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

@@ -145,11 +145,6 @@ func serve() error {
 	} else if n > 0 {
 		logger.Info("migrated", "applied", n)
 	}
-	if n, err := store.InterruptUnfinished(ctx); err != nil {
-		return err
-	} else if n > 0 {
-		logger.Warn("answers left unfinished by a previous run marked interrupted", "count", n)
-	}
 	e, err := handlers.New(ctx, handlers.Deps{Config: cfg, Store: store, Logger: logger})
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
@@ -174,10 +169,36 @@ func serve() error {
 		return fmt.Errorf("listen on %s: %w (is another program using the port? set PARLEY_ADDR)", cfg.Addr, err)
 	case <-ctx.Done():
 	}
+	stop() // from now on a second SIGINT/SIGTERM forces the exit
+	forced := make(chan os.Signal, 1)
+	signal.Notify(forced, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-forced
+		logger.Warn("second signal: exiting without finishing the shutdown")
+		os.Exit(1)
+	}()
 	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	return shutdown(srv, e, cfg.ShutdownTimeout, logger)
+}
+
+// shutdown drains the server: it stops listening and closes open streams, lets running answers
+// finish until timeout (then stores them interrupted), so requests waiting for an answer (a
+// no-JavaScript chat POST) return, and waits for every request to end. Requests still running a
+// few seconds after that are cut; the shutdown itself never fails.
+func shutdown(srv *http.Server, e *handlers.Server, timeout time.Duration, logger *slog.Logger) error {
+	answers, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	err = srv.Shutdown(shutdownCtx) // stops listening; open streams are closed (RegisterOnShutdown)
-	e.StopGenerating(shutdownCtx)   // running answers finish, or are stored interrupted at the deadline
-	return err
+	generating := make(chan struct{})
+	go func() {
+		e.StopGenerating(answers) // running answers finish, or are stored interrupted at the deadline
+		close(generating)
+	}()
+	requests, cancelRequests := context.WithTimeout(context.Background(), timeout+5*time.Second)
+	defer cancelRequests()
+	if err := srv.Shutdown(requests); err != nil { // stops listening; open streams are closed (RegisterOnShutdown)
+		logger.Warn("requests still running at the end of the shutdown were cut", "error", err)
+		_ = srv.Close()
+	}
+	<-generating
+	return nil
 }
