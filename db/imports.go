@@ -37,15 +37,15 @@ type ImportedExchange struct {
 // Messages (-1 for none); Position 0 is the message's place in Messages (from 1); Status "" is
 // complete.
 type ImportedMessage struct {
-	Parent, Position                            int
-	Role, Content, Status                       string
-	AgentID                                     *int64
-	AgentType                                   string
+	Parent, Position                                int
+	Role, Content, Status                           string
+	AgentID                                         *int64
+	AgentType                                       string
 	ToolName, ToolCallID, ToolArguments, ToolResult string
-	DurationMS                                  *int
-	Metadata                                    json.RawMessage
-	Feedback                                    *string
-	FeedbackReason                              string
+	DurationMS                                      *int
+	Metadata                                        json.RawMessage
+	Feedback                                        *string
+	FeedbackReason                                  string
 	// UpdatedAt zero is CreatedAt.
 	CreatedAt, UpdatedAt time.Time
 }

@@ -37,9 +37,9 @@ type libreChatMessage struct {
 }
 
 type libreChatPart struct {
-	Type     string `json:"type"`
+	Type     string          `json:"type"`
 	Text     json.RawMessage `json:"text"`
-	Think    string `json:"think"`
+	Think    string          `json:"think"`
 	ToolCall *struct {
 		ID     string          `json:"id"`
 		Name   string          `json:"name"`
