@@ -23,6 +23,7 @@ func (a *app) accountRoutes(e *echo.Echo) {
 	e.POST("/account/api-keys/:id/revoke", a.submitRevokeAPIKey, a.requireViewer)
 	e.GET("/admin/feedback.csv", a.exportFeedback("csv"), a.requireViewer)
 	e.GET("/admin/feedback.json", a.exportFeedback("json"), a.requireViewer)
+	a.importRoutes(e)
 }
 
 // showAccount is the account settings page: the person's API keys, and for administrators the

@@ -23,6 +23,7 @@ import (
 	"parley/chat"
 	"parley/config"
 	"parley/db"
+	"parley/imports"
 	"parley/markdown"
 	"parley/static"
 )
@@ -51,6 +52,8 @@ type app struct {
 	closeOnce sync.Once
 	// widget caches the floating chat button setting (agent_widget.go).
 	widget widgetCache
+	// imports runs uploaded exports in the background (account_import.go).
+	imports *imports.Runner
 }
 
 // Server is the HTTP handler plus the answer generator it runs. At shutdown call CloseStreams
@@ -64,7 +67,10 @@ type Server struct {
 func (s *Server) CloseStreams() { s.app.closeOnce.Do(func() { close(s.app.closing) }) }
 
 // StopGenerating lets running answers finish until ctx ends, then stores them as interrupted.
-func (s *Server) StopGenerating(ctx context.Context) { s.app.generator.Shutdown(ctx) }
+func (s *Server) StopGenerating(ctx context.Context) {
+	s.app.imports.Shutdown(ctx)
+	s.app.generator.Shutdown(ctx)
+}
 
 // New builds the echo server with every route and middleware, and the model provider the
 // configuration names. It reads or creates the cookie keys in the database when
@@ -91,6 +97,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		limits:   newLimits(d.Config),
 		notifier: notifier,
 		closing:  make(chan struct{}),
+		imports:  &imports.Runner{Store: d.Store, Log: d.Logger},
 		generator: &chat.Generator{
 			Store: d.Store, Provider: provider, Notifier: notifier, Log: d.Logger,
 			Timeout: d.Config.AnswerTimeout, FlushEvery: streamCoalesce, HistoryBudget: 6000,
@@ -113,7 +120,9 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.Use(middleware.Recover())
 	e.Use(metricsMiddleware())
 	e.Use(securityHeaders())
-	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", d.Config.MaxBodyBytes)))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+		Limit: fmt.Sprintf("%dB", d.Config.MaxBodyBytes), Skipper: isImportUpload}))
+	e.Use(importBodyLimit(d.Config.ImportMaxBytes))
 	e.Use(a.partitionCSRF)
 	e.Use(dropQueryCSRF)
 	e.Use(middleware.CSRFWithConfig(middleware.CSRFConfig{

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"sync"
 	"time"
 
 	"parley/db"
@@ -98,4 +101,51 @@ func Run(ctx context.Context, store Store, im db.Import, file string) (db.Import
 		im.Status, im.Error = db.ImportFailed, msg
 	}
 	return im, err
+}
+
+// Runner runs imports in background goroutines, like answers: the upload's request returns at
+// once and the page follows the progress in the import's row. Shutdown stops them.
+type Runner struct {
+	Store Store
+	Log   *slog.Logger
+
+	once   sync.Once
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func (r *Runner) init() {
+	r.once.Do(func() { r.ctx, r.cancel = context.WithCancel(context.Background()) })
+}
+
+// Start imports file for im in the background and removes file when done.
+func (r *Runner) Start(im db.Import, file string) {
+	r.init()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer os.Remove(file)
+		done, err := Run(r.ctx, r.Store, im, file)
+		if err != nil && fault.As(err) == nil && r.Log != nil {
+			r.Log.Error("import failed", "import", im.ID, "user", im.UserID, "err", err)
+		}
+		if r.Log != nil {
+			r.Log.Info("import finished", "import", im.ID, "user", im.UserID, "format", done.Format,
+				"imported", done.Imported, "skipped", done.Skipped, "status", done.Status)
+		}
+	}()
+}
+
+// Shutdown stops running imports (each is stored as failed, saying to import the file again) and
+// waits for them until ctx ends.
+func (r *Runner) Shutdown(ctx context.Context) {
+	r.init()
+	r.cancel()
+	done := make(chan struct{})
+	go func() { r.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }

@@ -47,6 +47,8 @@ func Start(t testing.TB, options ...func(*config.Config)) *App {
 		MaxQueryChars:     8000,
 		MessagesPerMinute: 1000,
 		AnswerTimeout:     30 * time.Second,
+		ImportMaxBytes:    64 << 20,
+		PasswordSignIn:    true,
 	}
 	for _, o := range options {
 		o(&cfg)
