@@ -184,7 +184,10 @@ func importView(im db.Import) views.ImportView {
 		Running: im.Status == db.ImportRunning, Done: im.Status == db.ImportDone, Failed: im.Status == db.ImportFailed,
 		Checking: im.Phase == db.ImportChecking, Conversations: im.Conversations, Imported: im.Imported,
 		Skipped: im.Skipped, Messages: im.Messages, Error: im.Error}
-	if im.BytesTotal > 0 {
+	switch {
+	case im.Phase == db.ImportStoring && im.Conversations > 0: // the file is read ahead of the writes
+		v.Percent = (im.Imported + im.Skipped) * 100 / im.Conversations
+	case im.BytesTotal > 0:
 		v.Percent = int(min(100, im.BytesRead*100/im.BytesTotal))
 	}
 	return v

@@ -208,8 +208,8 @@ func jsonReason(err error) string {
 	return err.Error()
 }
 
-// fillTimes gives times the export left out: the conversation's creation for its messages, now for
-// a conversation without any.
+// fillTimes gives times the export left out: the conversation's creation for its messages, its
+// newest message for its update, now for a conversation without any.
 func fillTimes(x *db.ImportedExchange, now time.Time) {
 	if x.CreatedAt.IsZero() {
 		for _, m := range x.Messages {
@@ -221,11 +221,12 @@ func fillTimes(x *db.ImportedExchange, now time.Time) {
 	if x.CreatedAt.IsZero() {
 		x.CreatedAt = now
 	}
+	noUpdate := x.UpdatedAt.IsZero()
 	for i := range x.Messages {
 		if x.Messages[i].CreatedAt.IsZero() {
 			x.Messages[i].CreatedAt = x.CreatedAt
 		}
-		if x.Messages[i].CreatedAt.After(x.UpdatedAt) {
+		if noUpdate && x.Messages[i].CreatedAt.After(x.UpdatedAt) {
 			x.UpdatedAt = x.Messages[i].CreatedAt
 		}
 	}

@@ -22,7 +22,7 @@ type ImportView struct {
 	Running, Done, Failed bool
 	// Checking is true while the file is being checked (nothing stored yet), false while storing.
 	Checking bool
-	// Percent is how far the current phase is through the file (0–100).
+	// Percent is how far the current phase is (0–100): bytes checked, then conversations stored.
 	Percent                                   int
 	Conversations, Imported, Skipped, Messages int
 	Error                                     string
