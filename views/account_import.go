@@ -23,9 +23,9 @@ type ImportView struct {
 	// Checking is true while the file is being checked (nothing stored yet), false while storing.
 	Checking bool
 	// Percent is how far the current phase is (0–100): bytes checked, then conversations stored.
-	Percent                                   int
+	Percent                                    int
 	Conversations, Imported, Skipped, Messages int
-	Error                                     string
+	Error                                      string
 }
 
 // Summary says what a finished import did, e.g. "Imported 2 conversations (35 messages); 1 was
