@@ -76,6 +76,11 @@ func (a *app) renderAccount(c echo.Context, status int, p views.AccountPage) err
 		return err
 	}
 	p.Page = page(c, "Account", "")
+	if p.SignOn != nil {
+		if p.SignOnLinked, err = a.store.HasIdentity(c.Request().Context(), viewer(c).ID); err != nil {
+			return err
+		}
+	}
 	// A boosted form's POST would otherwise leave /account/api-keys in the address bar.
 	c.Response().Header().Set("HX-Push-Url", "/account")
 	for _, k := range keys {

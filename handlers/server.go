@@ -54,6 +54,8 @@ type app struct {
 	widget widgetCache
 	// imports runs uploaded exports in the background (account_import.go).
 	imports *imports.Runner
+	// oidc signs people in through an OpenID Connect provider; nil when none is configured.
+	oidc *accounts.OIDC
 }
 
 // Server is the HTTP handler plus the answer generator it runs. At shutdown call CloseStreams
@@ -140,6 +142,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		},
 	}))
 	e.Use(a.loadViewer)
+	e.Use(a.signOnOptions)
 	e.Use(noStorePrivate)
 	e.Use(a.loadWidget)
 
@@ -155,6 +158,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.GET("/signin", a.showSignIn)
 	e.POST("/signin", a.submitSignIn, a.limits.signInByIP)
 	e.POST("/signout", a.submitSignOut)
+	a.oidcRoutes(e)
 
 	// Per-route middleware, not a Group: echo routes unmatched paths through a group's middleware,
 	// which would turn every 404 into a sign-in redirect.
