@@ -31,9 +31,9 @@ type OpenIDProvider struct {
 	key *rsa.PrivateKey
 	mu  sync.Mutex
 	// person signs in at the next authorization; grants are the codes issued.
-	person  Person
-	grants  map[string]grant
-	tamper  func(claims map[string]any)
+	person Person
+	grants map[string]grant
+	tamper func(claims map[string]any)
 }
 
 // Person is who signs in at the provider, as its ID token tells.
