@@ -27,6 +27,8 @@ type OIDCConfig struct {
 	AllowedDomains []string
 	// AdminGroup, when set, is the group (in the GroupsClaim claim) whose members are administrators.
 	AdminGroup, GroupsClaim string
+	// TrustEmails counts an email as verified when the token has no email_verified claim.
+	TrustEmails bool
 }
 
 // OIDCStore is what OpenID Connect sign-in needs from the database.
@@ -129,6 +131,8 @@ func (o *OIDC) Exchange(ctx context.Context, code, verifier, nonce string) (Iden
 	id.Email, _ = claims["email"].(string)
 	id.Name, _ = claims["name"].(string)
 	switch v := claims["email_verified"].(type) {
+	case nil:
+		id.EmailVerified = o.Config.TrustEmails && id.Email != ""
 	case bool:
 		id.EmailVerified = v
 	case string: // some providers (older Cognito, ADFS) send "true"

@@ -84,6 +84,9 @@ type Config struct {
 	// administrator at each sign-in (and no longer one when it is gone).
 	OIDCAdminGroup  string `env:"PARLEY_OIDC_ADMIN_GROUP"`
 	OIDCGroupsClaim string `env:"PARLEY_OIDC_GROUPS_CLAIM" envDefault:"groups"`
+	// OIDCTrustEmails treats the email of an ID token without an email_verified claim as verified
+	// (Microsoft Entra sends none; its tenant's administrators set the addresses).
+	OIDCTrustEmails bool `env:"PARLEY_OIDC_TRUST_EMAILS" envDefault:"false"`
 	// PasswordSignIn false hides the password form and refuses password sign-in and sign-up (then
 	// OIDCIssuer must be set); guests of public agents are not affected.
 	PasswordSignIn bool `env:"PARLEY_PASSWORD_SIGNIN" envDefault:"true"`

@@ -38,6 +38,7 @@ func (a *app) oidcRoutes(e *echo.Echo) {
 		Issuer: a.cfg.OIDCIssuer, ClientID: a.cfg.OIDCClientID, ClientSecret: a.cfg.OIDCClientSecret,
 		RedirectURL: strings.TrimRight(a.cfg.PublicURL, "/") + oidcCallback, Scopes: a.cfg.OIDCScopes,
 		AllowedDomains: a.cfg.OIDCAllowedDomains, AdminGroup: a.cfg.OIDCAdminGroup, GroupsClaim: a.cfg.OIDCGroupsClaim,
+		TrustEmails: a.cfg.OIDCTrustEmails,
 	}}
 	e.POST("/auth/oidc/start", a.startOIDC, a.limits.signInByIP)
 	e.GET(oidcCallback, a.finishOIDC, a.limits.signInByIP)

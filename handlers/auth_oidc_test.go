@@ -247,3 +247,19 @@ func TestPasswordSignInCanBeTurnedOff(t *testing.T) {
 		t.Fatal("the first account, made by sign-on, is not the administrator")
 	}
 }
+
+// Microsoft Entra sends no email_verified: such an email counts as verified only when
+// PARLEY_OIDC_TRUST_EMAILS says so.
+func TestOIDCEmailsWithoutAVerifiedClaimAreTrustedOnlyWhenConfigured(t *testing.T) {
+	idp := handlerstest.StartOpenIDProvider(t)
+	for _, trust := range []bool{false, true} {
+		app := handlerstest.Start(t, handlerstest.WithOpenIDProvider(idp), func(c *config.Config) {
+			c.OIDCAllowedDomains, c.OIDCTrustEmails = []string{"example.com"}, trust
+		})
+		idp.SignInAs(handlerstest.Person{Subject: "entra-1", Email: "sam@example.com", NoEmailVerified: true})
+		res := signOn(t, app.Client(t), url.Values{}, nil)
+		if got := res.Status == http.StatusSeeOther; got != trust {
+			t.Fatalf("trust %v: %d %s", trust, res.Status, res.Body)
+		}
+	}
+}

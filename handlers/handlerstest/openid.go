@@ -40,7 +40,9 @@ type OpenIDProvider struct {
 type Person struct {
 	Subject, Email, Name string
 	EmailVerified        bool
-	Groups               []string
+	// NoEmailVerified leaves the email_verified claim out, as Microsoft Entra does.
+	NoEmailVerified bool
+	Groups          []string
 }
 
 type grant struct {
@@ -159,6 +161,9 @@ func (p *OpenIDProvider) token(w http.ResponseWriter, r *http.Request) {
 	claims := map[string]any{"iss": p.URL, "sub": g.person.Subject, "aud": p.ClientID, "iat": now.Unix(),
 		"exp": now.Add(5 * time.Minute).Unix(), "nonce": g.nonce, "email": g.person.Email,
 		"email_verified": g.person.EmailVerified, "name": g.person.Name}
+	if g.person.NoEmailVerified { // like Microsoft Entra
+		delete(claims, "email_verified")
+	}
 	if g.person.Groups != nil {
 		claims["groups"] = g.person.Groups
 	}
