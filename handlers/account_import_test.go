@@ -164,3 +164,33 @@ func TestImportUploadRefusesNoFileAndTooLargeFiles(t *testing.T) {
 		t.Fatal("the failed import's reason is not on the page")
 	}
 }
+
+// An imported ChatGPT conversation opens on the branch that was current, with its other version
+// one click away, and takes a follow-up like any other conversation.
+func TestImportedConversationOpensAndContinues(t *testing.T) {
+	app, ada := signedIn(t)
+	body, _ := os.ReadFile("../imports/testdata/chatgpt-conversations.json")
+	uploadExport(ada, "conversations.json", body)
+	if im := waitImport(t, app, userID(t, app, "ada@example.com")); im.Imported != 2 {
+		t.Fatalf("import %+v", im)
+	}
+	var id int64
+	if err := app.Store.DB.Get(&id, `SELECT id FROM chat_exchange WHERE title = 'Branches, tools and a picture'`); err != nil {
+		t.Fatal(err)
+	}
+	page := ada.Get(fmt.Sprintf("/sessions/%d/chat", id))
+	if page.Status != http.StatusOK || !strings.Contains(page.Body, "The mean height is") || !strings.Contains(page.Body, "2/2") ||
+		strings.Contains(page.Body, "Usually 1.5 to 3 metres.") {
+		t.Fatalf("imported conversation page: %d", page.Status)
+	}
+	if res := htmxPost(ada, fmt.Sprintf("/sessions/%d/messages", id), url.Values{"query": {"and daisies?"}, "idempotency_key": {"k-follow"}}); res.Status != http.StatusOK {
+		t.Fatalf("follow-up: %d %s", res.Status, res.Body)
+	}
+	answer := waitAnswer(t, app, id)
+	msgs, _ := app.Store.ExchangeMessages(context.Background(), id)
+	got := contents(msgs)
+	if msgs[len(msgs)-1].ID != answer.ID || answer.Status != db.StatusComplete ||
+		!strings.Contains(got, "a:The mean height is **2.8 m**. Your photo shows a sunflower field. | u:and daisies? | a:") {
+		t.Fatalf("follow-up not on the imported branch: %s", got)
+	}
+}
