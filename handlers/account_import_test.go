@@ -194,3 +194,27 @@ func TestImportedConversationOpensAndContinues(t *testing.T) {
 		t.Fatalf("follow-up not on the imported branch: %s", got)
 	}
 }
+
+// Without JavaScript the form posts its CSRF token as a field: the upload works the same.
+func TestImportUploadWithoutJavaScriptWorks(t *testing.T) {
+	app, ada := signedIn(t)
+	body, _ := os.ReadFile("../imports/testdata/librechat-conversation.json")
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	_ = mw.WriteField("_csrf", ada.CSRFToken())
+	fw, _ := mw.CreateFormFile("file", `C:\Users\ada\librechat.json`)
+	_, _ = fw.Write(body)
+	_ = mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, ada.URL("/account/import"), &buf)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if res := ada.Do(req); res.Status != http.StatusSeeOther {
+		t.Fatalf("upload: %d %s", res.Status, res.Body)
+	}
+	im := waitImport(t, app, userID(t, app, "ada@example.com"))
+	if im.Status != db.ImportDone || im.Imported != 1 || im.FileName != "librechat.json" {
+		t.Fatalf("import %+v", im)
+	}
+	if page := ada.Get("/account/import"); !strings.Contains(page.Body, "Imported 1 conversation (8 messages).") {
+		t.Fatalf("page does not show the result:\n%s", page.Body)
+	}
+}

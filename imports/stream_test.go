@@ -41,10 +41,10 @@ func writeZip(t testing.TB, dir, name string, files ...string) string {
 	return p
 }
 
-// A 128 MB export (2,048 conversations of 64 KB, made on the fly and never held whole) is read
+// A 64 MB export (2,048 conversations of 32 KB, made on the fly and never held whole) is read
 // with the heap staying far below the file's size: Read holds one conversation at a time.
 func TestReadStreamsALargeExportInBoundedMemory(t *testing.T) {
-	const conversations, size = 2048, 64 << 10
+	const conversations, size = 2048, 32 << 10
 	pr, pw := io.Pipe()
 	go func() {
 		filler := strings.Repeat("lorem ipsum ", size/12)
