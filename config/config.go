@@ -85,6 +85,30 @@ type Config struct {
 	// heartbeat (renewed every fifth of it); after that any instance marks it interrupted. 0 means
 	// chat.DefaultLease (10 s).
 	LeaseTimeout time.Duration `env:"PARLEY_LEASE_TIMEOUT" envDefault:"10s"`
+	// ImportMaxBytes bounds an uploaded export (Account → Import), in bytes (default 512 MiB).
+	ImportMaxBytes int64 `env:"PARLEY_IMPORT_MAX_BYTES" envDefault:"536870912"`
+	// OpenID Connect sign-in (handlers/auth_oidc.go): on when OIDCIssuer is set. The provider
+	// redirects back to PublicURL + /auth/oidc/callback.
+	OIDCIssuer       string `env:"PARLEY_OIDC_ISSUER"`
+	OIDCClientID     string `env:"PARLEY_OIDC_CLIENT_ID"`
+	OIDCClientSecret string `env:"PARLEY_OIDC_CLIENT_SECRET"`
+	// OIDCName is the provider's name on the sign-in button ("Sign in with …").
+	OIDCName string `env:"PARLEY_OIDC_NAME" envDefault:"single sign-on"`
+	// OIDCScopes are the scopes asked for; openid is always among them.
+	OIDCScopes []string `env:"PARLEY_OIDC_SCOPES" envDefault:"openid,email,profile" envSeparator:","`
+	// OIDCAllowedDomains, when not empty, are the only email domains that may sign in (e.g.
+	// example.com); the provider must say the email is verified.
+	OIDCAllowedDomains []string `env:"PARLEY_OIDC_ALLOWED_DOMAINS" envSeparator:","`
+	// OIDCAdminGroup, when set, makes a person whose ID token lists it in OIDCGroupsClaim an
+	// administrator at each sign-in (and no longer one when it is gone).
+	OIDCAdminGroup  string `env:"PARLEY_OIDC_ADMIN_GROUP"`
+	OIDCGroupsClaim string `env:"PARLEY_OIDC_GROUPS_CLAIM" envDefault:"groups"`
+	// OIDCTrustEmails treats the email of an ID token without an email_verified claim as verified
+	// (Microsoft Entra sends none; its tenant's administrators set the addresses).
+	OIDCTrustEmails bool `env:"PARLEY_OIDC_TRUST_EMAILS" envDefault:"false"`
+	// PasswordSignIn false hides the password form and refuses password sign-in and sign-up (then
+	// OIDCIssuer must be set); guests of public agents are not affected.
+	PasswordSignIn bool `env:"PARLEY_PASSWORD_SIGNIN" envDefault:"true"`
 }
 
 // Load parses the environment into a Config and validates it. Errors name the variable at fault.
@@ -163,6 +187,33 @@ func (c Config) Validate() error {
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return errors.New("PARLEY_LOG_FORMAT must be text or json")
+	}
+	if c.ImportMaxBytes < 1024 {
+		return errors.New("PARLEY_IMPORT_MAX_BYTES must be at least 1024")
+	}
+	return c.validateOIDC()
+}
+
+// OIDC reports whether OpenID Connect sign-in is configured.
+func (c Config) OIDC() bool { return c.OIDCIssuer != "" }
+
+func (c Config) validateOIDC() error {
+	if !c.OIDC() {
+		if !c.PasswordSignIn {
+			return errors.New("PARLEY_PASSWORD_SIGNIN=false needs PARLEY_OIDC_ISSUER: otherwise nobody could sign in")
+		}
+		return nil
+	}
+	if u, err := url.Parse(c.OIDCIssuer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return errors.New("PARLEY_OIDC_ISSUER must be the provider's https:// issuer URL")
+	}
+	if c.OIDCClientID == "" {
+		return errors.New("PARLEY_OIDC_CLIENT_ID must be set with PARLEY_OIDC_ISSUER")
+	}
+	for _, d := range c.OIDCAllowedDomains {
+		if d = strings.TrimSpace(d); d == "" || strings.ContainsAny(d, "@/ ") || !strings.Contains(d, ".") {
+			return errors.New("PARLEY_OIDC_ALLOWED_DOMAINS must be a comma-separated list of domains like example.com")
+		}
 	}
 	return nil
 }

@@ -69,3 +69,37 @@ func TestImageHostsAreTrimmedAndLowerCased(t *testing.T) {
 		t.Fatalf("ImageHosts %q, err %v", cfg.ImageHosts, err)
 	}
 }
+
+func TestOIDCSettingsAreChecked(t *testing.T) {
+	cases := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"PARLEY_PASSWORD_SIGNIN": "false"}, "PARLEY_PASSWORD_SIGNIN=false needs PARLEY_OIDC_ISSUER"},
+		{map[string]string{"PARLEY_OIDC_ISSUER": "not a url"}, "PARLEY_OIDC_ISSUER must be"},
+		{map[string]string{"PARLEY_OIDC_ISSUER": "https://id.example.com"}, "PARLEY_OIDC_CLIENT_ID must be set"},
+		{map[string]string{"PARLEY_OIDC_ISSUER": "https://id.example.com", "PARLEY_OIDC_CLIENT_ID": "parley",
+			"PARLEY_OIDC_ALLOWED_DOMAINS": "example.com,@bad"}, "PARLEY_OIDC_ALLOWED_DOMAINS must be"},
+		{map[string]string{"PARLEY_IMPORT_MAX_BYTES": "10"}, "PARLEY_IMPORT_MAX_BYTES must be at least 1024"},
+	}
+	for _, c := range cases {
+		t.Run(c.want, func(t *testing.T) {
+			t.Setenv("DATABASE_URL", "postgres://localhost/x")
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			if _, err := Load(); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Load() error = %v, want %q", err, c.want)
+			}
+		})
+	}
+	t.Setenv("DATABASE_URL", "postgres://localhost/x")
+	t.Setenv("PARLEY_OIDC_ISSUER", "https://id.example.com/realms/acme")
+	t.Setenv("PARLEY_OIDC_CLIENT_ID", "parley")
+	t.Setenv("PARLEY_OIDC_ALLOWED_DOMAINS", "example.com,example.org")
+	t.Setenv("PARLEY_PASSWORD_SIGNIN", "false")
+	cfg, err := Load()
+	if err != nil || !cfg.OIDC() || len(cfg.OIDCAllowedDomains) != 2 || cfg.PasswordSignIn {
+		t.Fatalf("%+v %v", cfg, err)
+	}
+}

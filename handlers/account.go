@@ -23,6 +23,7 @@ func (a *app) accountRoutes(e *echo.Echo) {
 	e.POST("/account/api-keys/:id/revoke", a.submitRevokeAPIKey, a.requireViewer)
 	e.GET("/admin/feedback.csv", a.exportFeedback("csv"), a.requireViewer)
 	e.GET("/admin/feedback.json", a.exportFeedback("json"), a.requireViewer)
+	a.importRoutes(e)
 }
 
 // showAccount is the account settings page: the person's API keys, and for administrators the
@@ -75,6 +76,11 @@ func (a *app) renderAccount(c echo.Context, status int, p views.AccountPage) err
 		return err
 	}
 	p.Page = page(c, "Account", "")
+	if p.SignOn != nil {
+		if p.SignOnLinked, err = a.store.HasIdentity(c.Request().Context(), viewer(c).ID); err != nil {
+			return err
+		}
+	}
 	// A boosted form's POST would otherwise leave /account/api-keys in the address bar.
 	c.Response().Header().Set("HX-Push-Url", "/account")
 	for _, k := range keys {

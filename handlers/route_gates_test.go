@@ -42,7 +42,7 @@ var routeClasses = map[string]routeClass{
 	"GET /pages": account, "GET /pages/new": account, "POST /pages": account,
 	"GET /agents": account, "GET /agents/new": account, "POST /agents": account,
 	"GET /teams": account, "GET /teams/new": account, "POST /teams": account,
-	"GET /account": account, "POST /account/api-keys": account,
+	"GET /account": account, "POST /account/api-keys": account, "GET /account/import": account, "POST /account/import": account,
 	"POST /api/chat/stream": account, "GET /api/chat/history": account, "DELETE /api/chat/history": account,
 
 	"GET /sessions/:id/chat": owner, "POST /sessions/:id/messages": owner, "GET /sessions/:id/events": owner,
@@ -66,8 +66,8 @@ var routeClasses = map[string]routeClass{
 	"POST /agents/:id/delete": owner, "GET /agents/:id/chat": owner, "POST /agents/:id/messages": owner,
 	"GET /teams/:id/edit": owner, "POST /teams/:id": owner, "POST /teams/:id/delete": owner,
 	"GET /teams/:id/chat": owner, "POST /teams/:id/messages": owner,
-	"POST /account/api-keys/:id/revoke": owner,
-	"POST /api/chat":                    owner, "GET /api/chat/page/:page_id/history": owner, "GET /api/chat/exchange/:id/messages": owner,
+	"POST /account/api-keys/:id/revoke": owner, "GET /account/import/:id": owner,
+	"POST /api/chat": owner, "GET /api/chat/page/:page_id/history": owner, "GET /api/chat/exchange/:id/messages": owner,
 	"PUT /api/chat/exchange/:id/feedback": owner, "PUT /api/chat/exchange/:id/messages/:message_id/feedback": owner,
 	"DELETE /api/chat/exchange/:id": owner, "PUT /api/chat/exchanges/batch/delete": owner,
 

@@ -23,6 +23,7 @@ import (
 	"parley/chat"
 	"parley/config"
 	"parley/db"
+	"parley/imports"
 	"parley/markdown"
 	"parley/static"
 )
@@ -51,6 +52,10 @@ type app struct {
 	closeOnce sync.Once
 	// widget caches the floating chat button setting (agent_widget.go).
 	widget widgetCache
+	// imports runs uploaded exports in the background (account_import.go).
+	imports *imports.Runner
+	// oidc signs people in through an OpenID Connect provider; nil when none is configured.
+	oidc *accounts.OIDC
 }
 
 // Server is the HTTP handler plus the answer generator it runs. At shutdown call CloseStreams
@@ -66,6 +71,7 @@ func (s *Server) CloseStreams() { s.app.closeOnce.Do(func() { close(s.app.closin
 // StopGenerating lets running answers finish until ctx ends, then stores them as interrupted, and
 // stops the change notifier.
 func (s *Server) StopGenerating(ctx context.Context) {
+	s.app.imports.Shutdown(ctx)
 	s.app.generator.Shutdown(ctx)
 	s.app.notifier.Close()
 }
@@ -99,6 +105,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		limits:   newLimits(d.Config),
 		notifier: notifier,
 		closing:  make(chan struct{}),
+		imports:  &imports.Runner{Store: d.Store, Log: d.Logger},
 		generator: &chat.Generator{
 			Store: d.Store, Provider: provider, Notifier: notifier, Log: d.Logger,
 			Timeout: d.Config.AnswerTimeout, FlushEvery: streamCoalesce, HistoryBudget: 6000,
@@ -123,7 +130,9 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.Use(a.recoverPanics)
 	e.Use(metricsMiddleware())
 	e.Use(securityHeaders(d.Config.ImageHosts))
-	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", d.Config.MaxBodyBytes)))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
+		Limit: fmt.Sprintf("%dB", d.Config.MaxBodyBytes), Skipper: isImportUpload}))
+	e.Use(importBodyLimit(d.Config.ImportMaxBytes))
 	e.Use(a.partitionCSRF)
 	e.Use(dropQueryCSRF)
 	e.Use(middleware.CSRFWithConfig(middleware.CSRFConfig{
@@ -141,6 +150,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		},
 	}))
 	e.Use(a.loadViewer)
+	e.Use(a.signOnOptions)
 	e.Use(noStorePrivate)
 	e.Use(a.loadWidget)
 
@@ -158,6 +168,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.POST("/signout", a.submitSignOut)
 	e.GET("/signin/keep", a.showKeepGuest, a.requireViewer)
 	e.POST("/signin/keep", a.submitKeepGuest, a.requireViewer)
+	a.oidcRoutes(e)
 
 	// Per-route middleware, not a Group: echo routes unmatched paths through a group's middleware,
 	// which would turn every 404 into a sign-in redirect.

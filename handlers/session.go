@@ -123,6 +123,7 @@ func (a *app) endSession(c echo.Context) error {
 func page(c echo.Context, title, section string) views.Page {
 	p := views.Page{Title: title, Section: section}
 	p.CSRF, _ = c.Get(csrfKey).(string)
+	p.SignOn, _ = c.Get(signOnKey).(*views.SignOn)
 	if u := viewer(c); u != nil {
 		p.Viewer = &views.Viewer{Name: u.DisplayName, Email: u.Email, IsAdmin: u.IsAdmin}
 		p.Widget, _ = c.Get(widgetKey).(*views.Widget)

@@ -11,6 +11,8 @@ type AccountPage struct {
 	NewKey, NewKeyName string
 	// Name and NameError are the create form's text and its error.
 	Name, NameError string
+	// SignOnLinked is true when the account signs in through the OpenID Connect provider.
+	SignOnLinked bool
 }
 
 // APIKeyView is one API key as listed: never the key, only its first characters.

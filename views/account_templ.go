@@ -333,13 +333,21 @@ func AccountSettings(p AccountPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
+			templ_7745c5c3_Err = LinkSignOn(p.Page, p.SignOnLinked).Render(ctx, templ_7745c5c3_Buffer)
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<section class=\"mt-10\" aria-labelledby=\"import-heading\"><h2 id=\"import-heading\" class=\"text-lg font-semibold\">Import</h2><p class=\"mt-1 text-sm text-slate-600 dark:text-slate-400\">Bring your conversations from ChatGPT, Open WebUI, LibreChat or another Parley.</p><a href=\"/account/import\" class=\"mt-3 inline-block rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800\" data-testid=\"import-link\">Import conversations</a></section>")
+			if templ_7745c5c3_Err != nil {
+				return templ_7745c5c3_Err
+			}
 			if p.Viewer.IsAdmin {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<section class=\"mt-10\" aria-labelledby=\"admin-heading\"><h2 id=\"admin-heading\" class=\"text-lg font-semibold\">Administration</h2><p class=\"mt-1 text-sm text-slate-600 dark:text-slate-400\">Every 👍/👎 given to an answer, with the agent, the reason and the time.</p><div class=\"mt-3 flex gap-2\"><a href=\"/admin/feedback.csv\" hx-boost=\"false\" class=\"rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800\" data-testid=\"feedback-csv\">Download feedback (CSV)</a> <a href=\"/admin/feedback.json\" hx-boost=\"false\" class=\"rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800\" data-testid=\"feedback-json\">Download feedback (JSON)</a></div></section>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<section class=\"mt-10\" aria-labelledby=\"admin-heading\"><h2 id=\"admin-heading\" class=\"text-lg font-semibold\">Administration</h2><p class=\"mt-1 text-sm text-slate-600 dark:text-slate-400\">Every 👍/👎 given to an answer, with the agent, the reason and the time.</p><div class=\"mt-3 flex gap-2\"><a href=\"/admin/feedback.csv\" hx-boost=\"false\" class=\"rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800\" data-testid=\"feedback-csv\">Download feedback (CSV)</a> <a href=\"/admin/feedback.json\" hx-boost=\"false\" class=\"rounded-md border border-slate-300 px-3 py-1.5 text-sm hover:bg-slate-100 dark:border-slate-700 dark:hover:bg-slate-800\" data-testid=\"feedback-json\">Download feedback (JSON)</a></div></section>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "</div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 36, "</div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -24,6 +24,8 @@ type Page struct {
 	Bare bool
 	// Widget, when set, is the floating chat button (an admin setting) shown on the page.
 	Widget *Widget
+	// SignOn, when set, is the OpenID Connect sign-in offered beside (or instead of) passwords.
+	SignOn *SignOn
 }
 
 // Widget is the floating chat button: it opens a panel with the agent's widget (EmbedURL).

@@ -2,6 +2,7 @@
 //
 //	parley serve                  migrate, then serve HTTP until SIGINT/SIGTERM
 //	parley migrate up|down|status manage the schema
+//	parley import --user EMAIL FILE import an export into an account
 //	parley --help
 //
 // Configuration comes from the environment; see the README's table.
@@ -17,12 +18,14 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"parley/config"
 	"parley/db"
 	"parley/handlers"
+	"parley/imports"
 )
 
 const usage = `Parley — a self-hosted AI chat workspace.
@@ -32,6 +35,8 @@ Usage:
   parley migrate up               apply pending migrations
   parley migrate down             roll back the newest migration
   parley migrate status           list migrations and whether each is applied
+  parley import --user EMAIL FILE import conversations (ChatGPT zip or conversations.json,
+                                  Open WebUI, LibreChat or Parley JSON) into EMAIL's account
   parley --help                   show this help
 
 Configuration is read from the environment (DATABASE_URL, PARLEY_ADDR, PARLEY_SESSION_KEY, …);
@@ -60,6 +65,8 @@ func run(args []string, stdout io.Writer) error {
 		return serve()
 	case "migrate":
 		return migrate(fs.Arg(1), stdout)
+	case "import":
+		return importFile(fs.Args()[1:], stdout)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -145,6 +152,11 @@ func serve() error {
 	} else if n > 0 {
 		logger.Info("migrated", "applied", n)
 	}
+	if n, err := store.FailUnfinishedImports(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		logger.Warn("imports left unfinished by a previous run marked failed", "count", n)
+	}
 	e, err := handlers.New(ctx, handlers.Deps{Config: cfg, Store: store, Logger: logger})
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
@@ -200,5 +212,52 @@ func shutdown(srv *http.Server, e *handlers.Server, timeout time.Duration, logge
 		_ = srv.Close()
 	}
 	<-generating
+	return nil
+}
+
+// importFile runs `parley import --user EMAIL FILE`: the same import as Account → Import, in the
+// foreground, printing what it did. It migrates first, like serve.
+func importFile(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	email := fs.String("user", "", "the account to import into (its email)")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("import: %w (usage: parley import --user EMAIL FILE)", err)
+	}
+	if *email == "" || fs.NArg() != 1 {
+		return errors.New("usage: parley import --user EMAIL FILE")
+	}
+	file := fs.Arg(0)
+	st, err := os.Stat(file)
+	if err != nil {
+		return fmt.Errorf("import: %w", err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	_, logger, store, err := setup(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if _, err := store.MigrateUp(ctx, logger); err != nil {
+		return err
+	}
+	user, err := store.UserByEmail(ctx, *email)
+	if errors.Is(err, db.ErrNotFound) {
+		return fmt.Errorf("import: no account has the email %s (sign up first)", *email)
+	}
+	if err != nil {
+		return err
+	}
+	im, err := store.CreateImport(ctx, user.ID, filepath.Base(file), st.Size())
+	if err != nil {
+		return err
+	}
+	im, err = imports.Run(ctx, store, im, file)
+	if err != nil {
+		return fmt.Errorf("import of %s: %s", file, im.Error)
+	}
+	fmt.Fprintf(stdout, "%s export: imported %d conversation(s) with %d message(s) into %s; %d were already there\n",
+		imports.FormatName(im.Format), im.Imported, im.Messages, user.Email, im.Skipped)
 	return nil
 }

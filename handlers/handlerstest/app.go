@@ -48,6 +48,8 @@ func Start(t testing.TB, options ...func(*config.Config)) *App {
 		MessagesPerMinute: 1000,
 		AnswerTimeout:     30 * time.Second,
 		SearchTimeout:     2 * time.Second,
+		ImportMaxBytes:    64 << 20,
+		PasswordSignIn:    true,
 	}
 	for _, o := range options {
 		o(&cfg)
