@@ -47,6 +47,7 @@ func FuzzHeadingScanMatchesGoldmark(f *testing.F) {
 	for _, doc := range readTestPages(f) {
 		f.Add(doc)
 	}
+	f.Add(largePage())
 	f.Fuzz(func(t *testing.T, doc string) {
 		for _, atDocStart := range []bool{true, false} {
 			if diff := sameHeadings(doc, atDocStart); diff != "" {

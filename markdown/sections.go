@@ -82,7 +82,8 @@ func (o Outline) Join() string {
 // A heading is a CommonMark ATX heading ("#" … "######", at most three
 // spaces of indent, a space or the line end after the marks, optional
 // closing hashes) or setext heading (paragraph text over a "===" or "---"
-// underline), found with goldmark's own CommonMark block parser, so a line
+// underline), found where goldmark's CommonMark block parser finds them (a
+// line scanner, see scanHeadings, that defers to goldmark where needed), so a line
 // inside a fenced or indented code block, an HTML block, a block quote or a
 // list item is never a section heading, and "---" after a blank line or a
 // heading is a thematic break, not an underline. GFM tables are recognised
