@@ -8,8 +8,14 @@
 
   function $(id) { return document.getElementById(id); }
 
-  var state = null; // the open editor: {url, version, saved:{title, content}, timer, inflight, queued, conflict}
+  var RETRY_MAX_MS = 30000;
 
+  // the open editor: {url, version, saved:{title, content}, timer, inflight, queued, conflict, retryMs}
+  var state = null;
+
+  // editor returns the open editor's state. Its "saved" baseline is the text the server sent
+  // (the fields' default values), never what the fields hold by the time this first runs, so the
+  // very first change is a change.
   function editor() {
     var root = $("page-editor");
     if (!root) { state = null; return null; }
@@ -18,11 +24,20 @@
         root: root,
         url: root.getAttribute("data-save-url"),
         version: parseInt(root.getAttribute("data-version"), 10),
-        saved: { title: $("page-title").value, content: $("page-content").value },
-        timer: null, inflight: null, queued: false, conflict: false
+        saved: { title: $("page-title").defaultValue, content: $("page-content").defaultValue },
+        timer: null, inflight: null, queued: false, conflict: false, retryMs: 0
       };
     }
     return state;
+  }
+
+  // retryLater keeps the text and tries the save again, waiting twice as long each time (1 s up
+  // to 30 s) until one goes through.
+  function retryLater(s, why) {
+    s.retryMs = Math.min(s.retryMs ? s.retryMs * 2 : 1000, RETRY_MAX_MS);
+    setStatus(why + " Your text is kept here; retrying in " + Math.round(s.retryMs / 1000) + " s.");
+    clearTimeout(s.timer);
+    s.timer = setTimeout(save, s.retryMs);
   }
 
   function current() { return { title: $("page-title").value, content: $("page-content").value }; }
@@ -71,6 +86,7 @@
         return r.json().then(function (j) {
           s.version = j.version;
           s.saved = sent;
+          s.retryMs = 0;
           setStatus(dirty(s) ? "Unsaved changes" : "Saved");
           htmx.trigger(document.body, "parley:page-saved");
         });
@@ -78,13 +94,19 @@
       if (r.status === 409) {
         return r.text().then(function (html) { showConflict(s, html); });
       }
+      var transient = r.status >= 500 || r.status === 429 || r.status === 408;
       return r.json().then(function (j) {
-        setStatus("Not saved: " + ((j.error && j.error.message) || r.statusText));
-      }, function () { setStatus("Not saved (" + r.status + ")"); });
+        return "Not saved: " + ((j.error && j.error.message) || r.statusText) + ".";
+      }, function () { return "Not saved (" + r.status + ")."; }).then(function (why) {
+        if (transient) { s.retry = true; return why; }
+        setStatus(why + " Your text is kept here.");
+      });
     }, function () {
-      setStatus("Offline: not saved yet. Your text is kept here.");
-    }).then(function () {
+      s.retry = true;
+      return "Offline: not saved yet.";
+    }).then(function (why) {
       s.inflight = null;
+      if (s.retry) { s.retry = false; s.queued = false; retryLater(s, why); return; }
       if (s.queued) { s.queued = false; if (dirty(s)) schedule(); }
     });
     return s.inflight;
@@ -134,6 +156,10 @@
     if (!$("page-preview").classList.contains("hidden")) preview(true);
     htmx.trigger(document.body, "parley:page-saved");
   }
+
+  // Take the baseline as soon as an editor is on screen.
+  document.addEventListener("DOMContentLoaded", editor);
+  document.addEventListener("htmx:load", function () { editor(); });
 
   document.addEventListener("input", function (event) {
     if (event.target.id === "page-content" || event.target.id === "page-title") schedule();
