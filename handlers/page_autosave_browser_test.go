@@ -103,7 +103,7 @@ func TestBrowserLeavingWithUnsavedTextWarns(t *testing.T) {
 // over ta, the textarea).
 func focusEditor(fromTo string) chromedp.Action[chromedp.Void] {
 	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Evaluate[string](`(function(){ var ta = document.querySelector('#page-content'); ta.focus(); ta.setSelectionRange(` + fromTo + `); return ''; })()`)(ctx, t)
+		_, err := chromedp.Evaluate[string](`(function(){ var ta = document.querySelector('#page-content'); ta.focus(); ta.setSelectionRange(`+fromTo+`); return ''; })()`)(ctx, t)
 		return err
 	})
 }
