@@ -64,8 +64,52 @@
     if (!s.conflict) s.timer = setTimeout(save, SAVE_DELAY_MS);
   }
 
-  // save sends the editor's text, based on the version it was loaded or last saved at. It resolves
-  // when the server holds the text (or refused it).
+  // editorSession names this open editor to the server, which folds autosaves into one revision
+  // only when the same session wrote it (another tab's text always keeps its own revision).
+  var editorSession = (function () {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    var b = new Uint8Array(16);
+    crypto.getRandomValues(b);
+    return Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
+  })();
+
+  // postSave posts one save: the text, the version it is based on and, when given, the text that
+  // version had (base), which lets the server merge with changes made elsewhere.
+  function postSave(s, sent, base) {
+    var body = new FormData(); // multipart: no URL-encoding growth, so a page near the size limit fits
+    body.append("title", sent.title);
+    body.append("content", sent.content);
+    body.append("version", String(s.version));
+    body.append("editor", editorSession);
+    if (base) {
+      body.append("base_title", base.title);
+      body.append("base", base.content);
+    }
+    return fetch(s.url, {
+      method: "POST", body: body, credentials: "same-origin",
+      headers: { "X-CSRF-Token": csrfToken(), "Accept": "application/json" }
+    });
+  }
+
+  // applyMerged puts the server's merge of this editor's text with the newer saved one into the
+  // editor, keeping the cursor's place, unless the writer typed on meanwhile: then the next save
+  // merges again from the text this one sent.
+  function applyMerged(s, sent, j) {
+    var ta = $("page-content");
+    if (ta.value !== sent.content || $("page-title").value !== sent.title) return false;
+    var start = ta.selectionStart, end = ta.selectionEnd;
+    ta.value = j.content;
+    $("page-title").value = j.title;
+    ta.setSelectionRange(Math.min(start, j.content.length), Math.min(end, j.content.length));
+    s.saved = { title: j.title, content: j.content };
+    s.version = j.version;
+    return true;
+  }
+
+  // save sends the editor's text, based on the version it was loaded or last saved at. When that
+  // version is no longer the newest, it sends again with its base text, and the server merges the
+  // two when they changed different lines; only overlapping changes show the conflict view. It
+  // resolves when the server holds the text (or refused it).
   function save() {
     var s = editor();
     if (!s) return Promise.resolve();
@@ -73,27 +117,33 @@
     if (s.inflight) { s.queued = true; return s.inflight; }
     if (s.conflict || !dirty(s)) return Promise.resolve();
     var sent = current();
-    var body = new FormData(); // multipart: no URL-encoding growth, so a page near the size limit fits
-    body.append("title", sent.title);
-    body.append("content", sent.content);
-    body.append("version", String(s.version));
+    var base = s.saved;
+    var conflictHTML = null;
     setStatus("Saving…");
-    s.inflight = fetch(s.url, {
-      method: "POST", body: body, credentials: "same-origin",
-      headers: { "X-CSRF-Token": csrfToken(), "Accept": "application/json" }
-    }).then(function (r) {
+    function answer(r) {
       if (r.ok) {
         return r.json().then(function (j) {
-          s.version = j.version;
-          s.saved = sent;
           s.retryMs = 0;
-          setStatus(dirty(s) ? "Unsaved changes" : "Saved");
+          if (j.merged && !applyMerged(s, sent, j)) {
+            s.saved = sent; // typed on: the next save merges again, based on what was sent
+          } else if (!j.merged) {
+            s.version = j.version;
+            s.saved = sent;
+          }
+          setStatus(dirty(s) ? "Unsaved changes" : j.merged ? "Saved: merged with changes made elsewhere" : "Saved");
           htmx.trigger(document.body, "parley:page-saved");
         });
       }
       if (r.status === 409) {
-        return r.text().then(function (html) { showConflict(s, html); });
+        return r.text().then(function (html) {
+          if (conflictHTML === null) {
+            conflictHTML = html;
+            return postSave(s, sent, base).then(answer, function () { showConflict(s, conflictHTML); });
+          }
+          showConflict(s, html);
+        });
       }
+      if (conflictHTML !== null) { showConflict(s, conflictHTML); return; } // e.g. too large to merge
       var transient = r.status >= 500 || r.status === 429 || r.status === 408;
       return r.json().then(function (j) {
         return "Not saved: " + ((j.error && j.error.message) || r.statusText) + ".";
@@ -101,7 +151,8 @@
         if (transient) { s.retry = true; return why; }
         setStatus(why + " Your text is kept here.");
       });
-    }, function () {
+    }
+    s.inflight = postSave(s, sent, null).then(answer, function () {
       s.retry = true;
       return "Offline: not saved yet.";
     }).then(function (why) {
@@ -127,6 +178,7 @@
     if (!s || !panel) return;
     s.version = parseInt(panel.getAttribute("data-server-version"), 10);
     if (action === "use-saved") {
+      keepDiscardedCopy(current());
       var content = panel.querySelector("[data-conflict-content]").value;
       var title = panel.querySelector("[data-conflict-title]").value;
       $("page-content").value = content;
@@ -138,6 +190,22 @@
     box.classList.add("hidden");
     if (action === "keep-mine") save(); else setStatus("Saved");
     htmx.trigger(document.body, "parley:page-saved");
+  }
+
+  // keepDiscardedCopy offers the text "Use the saved version" replaced as a download beside the
+  // save status, so that choosing the saved version never loses typing.
+  function keepDiscardedCopy(text) {
+    var link = $("discarded-copy");
+    if (!link) {
+      link = document.createElement("a");
+      link.id = "discarded-copy";
+      link.setAttribute("data-testid", "discarded-copy");
+      link.className = "ml-2 underline";
+      $("save-status").insertAdjacentElement("afterend", link);
+    }
+    link.href = "data:text/markdown;charset=utf-8," + encodeURIComponent(text.content);
+    link.download = (text.title || "page") + " (discarded typing).md";
+    link.textContent = "Download your discarded typing";
   }
 
   // A change made on the server (accepted proposal, undo, restore) arrives as #page-sync.
