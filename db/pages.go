@@ -101,6 +101,8 @@ func (s *Store) CreatePage(ctx context.Context, ownerID int64, title, content st
 	return p, nil
 }
 
+// insertRevision adds revision version of a page and returns its id; editorSession "" (every
+// source but an editor's autosave) stores none.
 func insertRevision(ctx context.Context, tx *sqlx.Tx, pageID int64, version int, content, source string, authorID int64,
 	editorSession string) (int64, error) {
 	var id int64
