@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -113,7 +112,8 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.Use(middleware.Recover())
 	e.Use(metricsMiddleware())
 	e.Use(securityHeaders())
-	e.Use(middleware.BodyLimit(fmt.Sprintf("%dB", d.Config.MaxBodyBytes)))
+	e.Use(a.loadViewer) // first, so that every error page (413, CSRF) shows the right header
+	e.Use(bodyLimit(d.Config.MaxBodyBytes))
 	e.Use(a.partitionCSRF)
 	e.Use(dropQueryCSRF)
 	e.Use(middleware.CSRFWithConfig(middleware.CSRFConfig{
@@ -130,7 +130,6 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 			return errForbiddenCSRF
 		},
 	}))
-	e.Use(a.loadViewer)
 	e.Use(noStorePrivate)
 	e.Use(a.loadWidget)
 
