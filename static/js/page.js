@@ -225,6 +225,35 @@
     htmx.trigger(document.body, "parley:page-saved");
   }
 
+  // Other tabs and devices: every few seconds while this tab is visible (and when it comes back),
+  // ask whether the page changed elsewhere. With no unsaved text the editor takes the new text in
+  // place; with unsaved text it saves now, which merges the two or shows the conflict view.
+  var SYNC_MS = 4000;
+  function syncFromServer() {
+    var s = editor();
+    if (!s || s.inflight || s.conflict || s.syncing || document.hidden) return;
+    s.syncing = true;
+    var asked = s.version;
+    fetch(s.root.getAttribute("data-sync-url") + "?version=" + asked, {
+      credentials: "same-origin", headers: { "Accept": "application/json" }
+    }).then(function (r) {
+      if (r.status !== 200) return;
+      return r.json().then(function (j) {
+        if (s !== state || s.inflight || s.conflict || s.version !== asked || j.version <= s.version) return;
+        if (dirty(s)) { save(); return; }
+        $("page-content").value = j.content;
+        $("page-title").value = j.title;
+        s.saved = { title: j.title, content: j.content };
+        s.version = j.version;
+        setStatus("Updated: changed elsewhere");
+        if (!$("page-preview").classList.contains("hidden")) preview(true);
+        htmx.trigger(document.body, "parley:page-saved");
+      });
+    }).catch(function () { /* offline: the next round asks again */ }).then(function () { s.syncing = false; });
+  }
+  setInterval(syncFromServer, SYNC_MS);
+  document.addEventListener("visibilitychange", syncFromServer);
+
   // Take the baseline as soon as an editor is on screen.
   document.addEventListener("DOMContentLoaded", editor);
   document.addEventListener("htmx:load", function () { editor(); });
