@@ -426,7 +426,44 @@
     }
   });
 
-  // Drag the handle to resize the side panel (between 18rem and 75% of the width).
+  // Drag the handle to resize the side panel (between 18rem and 75% of the width), or focus it
+  // and use the arrow keys (Home / End for the narrowest / widest). The width is kept in this
+  // browser for the next page load.
+  var WIDTH_KEY = "parley:page-side-width";
+  function setSideWidth(width, keep) {
+    var root = $("page-editor").getBoundingClientRect();
+    var max = Math.max(288, root.width * 0.75);
+    width = Math.round(Math.max(288, Math.min(width, max)));
+    $("side-panel").style.width = width + "px";
+    var handle = $("split-handle");
+    handle.setAttribute("aria-valuemin", "288");
+    handle.setAttribute("aria-valuemax", String(Math.round(max)));
+    handle.setAttribute("aria-valuenow", String(width));
+    if (keep) { try { localStorage.setItem(WIDTH_KEY, String(width)); } catch (e) { /* private mode */ } }
+  }
+  function restoreSideWidth() {
+    if (!$("page-editor") || !$("side-panel") || phone()) return; // on a phone the panel covers the editor
+    var kept = parseInt(localStorage.getItem(WIDTH_KEY) || "", 10);
+    if (kept > 0) setSideWidth(kept, false);
+  }
+  restoreSideWidth();
+  document.addEventListener("htmx:load", function (event) {
+    if (event.target.querySelector && event.target.querySelector("#side-panel")) restoreSideWidth();
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.target.id !== "split-handle") return;
+    var width = $("side-panel").getBoundingClientRect().width;
+    var step = event.shiftKey ? 96 : 32;
+    switch (event.key) {
+      case "ArrowLeft": width += step; break; // the panel is on the right: the handle moves left
+      case "ArrowRight": width -= step; break;
+      case "Home": width = 0; break;
+      case "End": width = Infinity; break;
+      default: return;
+    }
+    event.preventDefault();
+    setSideWidth(width, true);
+  });
   var drag = null;
   document.addEventListener("pointerdown", function (event) {
     if (event.target.id !== "split-handle") return;
@@ -436,9 +473,10 @@
   });
   document.addEventListener("pointermove", function (event) {
     if (!drag) return;
-    var width = drag.root.right - event.clientX;
-    width = Math.max(288, Math.min(width, drag.root.width * 0.75));
-    $("side-panel").style.width = width + "px";
+    setSideWidth(drag.root.right - event.clientX, false);
   });
-  document.addEventListener("pointerup", function () { drag = null; });
+  document.addEventListener("pointerup", function () {
+    if (drag) setSideWidth($("side-panel").getBoundingClientRect().width, true);
+    drag = null;
+  });
 })();
