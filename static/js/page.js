@@ -254,6 +254,19 @@
   setInterval(syncFromServer, SYNC_MS);
   document.addEventListener("visibilitychange", syncFromServer);
 
+  // The address names the page chat on screen (?chat=id), so a reload reopens the one being read
+  // rather than the most recently active one.
+  function rememberChat() {
+    var pane = $("chat-pane");
+    if (!$("page-editor") || !pane) return;
+    var id = pane.getAttribute("data-exchange-id");
+    var url = new URL(location.href);
+    if (id && id !== "0") url.searchParams.set("chat", id); else url.searchParams.delete("chat");
+    if (url.href !== location.href) history.replaceState(history.state, "", url.href);
+  }
+  document.addEventListener("DOMContentLoaded", rememberChat);
+  document.addEventListener("htmx:load", rememberChat);
+
   // Take the baseline as soon as an editor is on screen.
   document.addEventListener("DOMContentLoaded", editor);
   document.addEventListener("htmx:load", function () { editor(); });
