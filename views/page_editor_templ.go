@@ -559,14 +559,14 @@ func DiffTable(d DiffView) templ.Component {
 			for _, l := range h.Lines {
 				switch l.Kind {
 				case "insert":
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<div class=\"diff-line whitespace-pre-wrap break-all bg-emerald-50 px-2 text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200\" data-kind=\"insert\">+ ")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "<div class=\"diff-line whitespace-pre-wrap break-words bg-emerald-50 px-2 text-emerald-900 dark:bg-emerald-950 dark:text-emerald-200\" data-kind=\"insert\">+ ")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var34 string
 					templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(l.Text)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 89, Col: 166}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 89, Col: 168}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 					if templ_7745c5c3_Err != nil {
@@ -577,14 +577,14 @@ func DiffTable(d DiffView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				case "delete":
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "<div class=\"diff-line whitespace-pre-wrap break-all bg-red-50 px-2 text-red-900 line-through decoration-red-300 dark:bg-red-950 dark:text-red-200\" data-kind=\"delete\">- ")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 37, "<div class=\"diff-line whitespace-pre-wrap break-words bg-red-50 px-2 text-red-900 line-through decoration-red-300 dark:bg-red-950 dark:text-red-200\" data-kind=\"delete\">- ")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var35 string
 					templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(l.Text)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 91, Col: 182}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 91, Col: 184}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 					if templ_7745c5c3_Err != nil {
@@ -595,14 +595,14 @@ func DiffTable(d DiffView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				default:
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<div class=\"diff-line whitespace-pre-wrap break-all px-2 text-slate-600 dark:text-slate-400\" data-kind=\"equal\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 39, "<div class=\"diff-line whitespace-pre-wrap break-words px-2 text-slate-600 dark:text-slate-400\" data-kind=\"equal\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var36 string
 					templ_7745c5c3_Var36, templ_7745c5c3_Err = templ.JoinStringErrs("  ")
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 93, Col: 123}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 93, Col: 125}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var36))
 					if templ_7745c5c3_Err != nil {
@@ -611,7 +611,7 @@ func DiffTable(d DiffView) templ.Component {
 					var templ_7745c5c3_Var37 string
 					templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(l.Text)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 93, Col: 133}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 93, Col: 135}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 					if templ_7745c5c3_Err != nil {
