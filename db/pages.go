@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -86,7 +87,7 @@ func (s *Store) CreatePage(ctx context.Context, ownerID int64, title, content st
 			RETURNING `+pageColumns, ownerID, title, content); err != nil {
 			return err
 		}
-		rev, err := insertRevision(ctx, tx, p.ID, p.Version, content, EditUser, ownerID)
+		rev, err := insertRevision(ctx, tx, p.ID, p.Version, content, EditUser, ownerID, "")
 		if err != nil {
 			return err
 		}
@@ -100,10 +101,13 @@ func (s *Store) CreatePage(ctx context.Context, ownerID int64, title, content st
 	return p, nil
 }
 
-func insertRevision(ctx context.Context, tx *sqlx.Tx, pageID int64, version int, content, source string, authorID int64) (int64, error) {
+// insertRevision adds revision version of a page and returns its id; editorSession "" (every
+// source but an editor's autosave) stores none.
+func insertRevision(ctx context.Context, tx *sqlx.Tx, pageID int64, version int, content, source string, authorID int64,
+	editorSession string) (int64, error) {
 	var id int64
-	err := tx.GetContext(ctx, &id, `INSERT INTO page_revisions (page_id, version, content, edit_source, author_id)
-		VALUES ($1, $2, $3, $4, $5) RETURNING id`, pageID, version, content, source, nullID(authorID))
+	err := tx.GetContext(ctx, &id, `INSERT INTO page_revisions (page_id, version, content, edit_source, author_id, editor_session)
+		VALUES ($1, $2, $3, $4, $5, NULLIF($6, '')) RETURNING id`, pageID, version, content, source, nullID(authorID), editorSession)
 	return id, err
 }
 
@@ -155,14 +159,19 @@ type PageSave struct {
 	BaseVersion int
 	Title       string
 	Content     string
-	Coalesce    time.Duration
+	// EditorSession names the open editor (one browser tab) that saves, as page.js makes it (a
+	// random id per page load); "" for none, which never coalesces.
+	EditorSession string
+	Coalesce      time.Duration
 }
 
 // SavePage stores the person's title and content. Nothing changes when both equal what is stored.
 // Otherwise the version goes up and the content lands in a revision: the newest one when it is a
-// `user` revision by the same author younger than in.Coalesce (so continuous typing makes one
-// revision per window) unless it is the page's first revision or a proposal's base revision
-// (those never change), else a new `user` revision. A save whose BaseVersion is not the stored
+// `user` revision that the same editor session (in.EditorSession) wrote, younger than in.Coalesce
+// (so continuous typing makes one revision per window), unless it is the page's first revision or
+// a proposal's base revision (those never change), else a new `user` revision. So a save never
+// rewrites text that another tab, a proposal or a restore wrote: every saved text stays in some
+// revision but the intermediate states of one tab's own typing. A save whose BaseVersion is not the stored
 // version returns *VersionConflict with the stored page; a trashed or foreign page is ErrNotFound.
 func (s *Store) SavePage(ctx context.Context, in PageSave) (Page, error) {
 	var p Page
@@ -184,21 +193,23 @@ func (s *Store) SavePage(ctx context.Context, in PageSave) (Page, error) {
 			// The first revision (the page as created) and one a proposal is based on stay as they
 			// are: the revisions list and the three-way merge rely on them.
 			var cur Revision
+			var session sql.NullString
 			var fixed bool
 			err := tx.QueryRowxContext(ctx, `SELECT r.id, r.page_id, r.version, r.edit_source, r.author_id, r.created_at,
+				r.editor_session,
 				NOT EXISTS (SELECT 1 FROM page_revisions b WHERE b.page_id = r.page_id AND b.version < r.version)
 				OR EXISTS (SELECT 1 FROM page_edit_proposal pr WHERE pr.base_revision_id = r.id)
 				FROM page_revisions r WHERE r.id = $1`, p.CurrentRevisionID).Scan(
-				&cur.ID, &cur.PageID, &cur.Version, &cur.EditSource, &cur.AuthorID, &cur.CreatedAt, &fixed)
+				&cur.ID, &cur.PageID, &cur.Version, &cur.EditSource, &cur.AuthorID, &cur.CreatedAt, &session, &fixed)
 			coalesce := err == nil && !fixed && cur.EditSource == EditUser && cur.AuthorID != nil && *cur.AuthorID == in.OwnerID &&
-				time.Since(cur.CreatedAt) < in.Coalesce
+				in.EditorSession != "" && session.String == in.EditorSession && time.Since(cur.CreatedAt) < in.Coalesce
 			if coalesce {
 				if _, err := tx.ExecContext(ctx, `UPDATE page_revisions SET content = $1, version = $2 WHERE id = $3`,
 					p.Content, p.Version, cur.ID); err != nil {
 					return err
 				}
 			} else {
-				id, err := insertRevision(ctx, tx, p.ID, p.Version, p.Content, EditUser, in.OwnerID)
+				id, err := insertRevision(ctx, tx, p.ID, p.Version, p.Content, EditUser, in.OwnerID, in.EditorSession)
 				if err != nil {
 					return err
 				}
@@ -222,7 +233,7 @@ func lockPage(ctx context.Context, tx *sqlx.Tx, ownerID, pageID int64) (Page, er
 
 // writeRevision sets a locked page's content with a new revision of source and returns the page.
 func writeRevision(ctx context.Context, tx *sqlx.Tx, p Page, content, source string, authorID int64) (Page, error) {
-	id, err := insertRevision(ctx, tx, p.ID, p.Version+1, content, source, authorID)
+	id, err := insertRevision(ctx, tx, p.ID, p.Version+1, content, source, authorID, "")
 	if err != nil {
 		return p, err
 	}

@@ -26,22 +26,10 @@ func (a *app) importRoutes(e *echo.Echo) {
 	e.GET(importPath+"/:id", a.showImport, a.requireViewer)
 }
 
-// isImportUpload reports whether the request uploads an export (bounded by importBodyLimit instead
+// isImportUpload reports whether the request uploads an export (bounded by bodyLimit at PARLEY_IMPORT_MAX_BYTES instead
 // of the general body limit).
 func isImportUpload(c echo.Context) bool {
 	return c.Request().Method == http.MethodPost && c.Path() == importPath
-}
-
-// importBodyLimit bounds export uploads by PARLEY_IMPORT_MAX_BYTES.
-func importBodyLimit(limit int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if isImportUpload(c) {
-				c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, limit)
-			}
-			return next(c)
-		}
-	}
 }
 
 func (a *app) showImports(c echo.Context) error {

@@ -64,7 +64,7 @@ func badInputs() []badInput {
 		{name: "save without version", method: "POST", path: "/pages/{P}/save", form: f("title", "T", "content", "x"), status: 400, msg: "version"},
 		{name: "save with non-numeric version", method: "POST", path: "/pages/{P}/save", form: f("title", "T", "content", "x", "version", "abc"), status: 400, msg: "version"},
 		{name: "save on a stale version", method: "POST", path: "/pages/{P}/save", form: f("title", "T", "content", "x", "version", "99"), status: 409, msg: ""},
-		{name: "oversize page", method: "POST", path: "/pages/{P}/save", form: f("title", "T", "content", strings.Repeat("x", 1<<20+1), "version", "1"), status: 413, msg: "too large"},
+		{name: "oversize page", method: "POST", path: "/pages/{P}/save", form: f("title", "T", "content", strings.Repeat("x", 1<<20+1), "version", "1"), status: 413, msg: "larger than 1 MB"},
 		{name: "huge page id", method: "GET", path: "/pages/99999999999999999999", status: 404, msg: "Not found"},
 		// proposals
 		{name: "accept without version", method: "POST", path: "/pages/{P}/proposals/{PR}/accept", form: f("row", "0"), status: 400, msg: "version"},

@@ -12,6 +12,7 @@ import (
 	"parley/db"
 	"parley/fault"
 	"parley/markdown"
+	"parley/pages"
 	"parley/views"
 )
 
@@ -70,15 +71,22 @@ func (a *app) renderEditor(c echo.Context, p db.Page, revisions *views.Revisions
 	return render(c, http.StatusOK, views.PageEditorView(v))
 }
 
-// saveResponse is the body of a successful save: the stored version.
+// saveResponse is the body of a successful save: the stored version, and when the save was
+// merged with a newer version (Merged), the title and content stored.
 type saveResponse struct {
 	Version   int       `json:"version"`
 	UpdatedAt time.Time `json:"updated_at"`
+	Merged    bool      `json:"merged,omitempty"`
+	Title     string    `json:"title,omitempty"`
+	Content   string    `json:"content,omitempty"`
 }
 
-// savePage is the editor's autosave (page.js posts title, content and the version the text was
-// based on). It answers {"version": n}; a save based on an older version answers 409 with the
-// conflict panel (the stored version and the diff to the person's text) and changes nothing.
+// savePage is the editor's autosave (page.js posts title, content, the version the text was
+// based on and its editor session). It answers {"version": n}. A save based on an older version
+// is three-way merged with the stored one when it also carries the text of its base version
+// (base, base_title) and the two changed different lines ({"merged": true} with the result);
+// otherwise it answers 409 with the conflict panel (the stored version and the diff to the
+// person's text) and changes nothing.
 func (a *app) savePage(c echo.Context) error {
 	id, err := pathID(c, "id")
 	if err != nil {
@@ -100,9 +108,21 @@ func (a *app) savePage(c echo.Context) error {
 	if err := checkPageInput(title, content); err != nil {
 		return err
 	}
-	p, err := a.store.SavePage(ctx, db.PageSave{OwnerID: viewer(c).ID, PageID: id, BaseVersion: base,
-		Title: title, Content: content, Coalesce: revisionCoalesce})
+	in := db.PageSave{OwnerID: viewer(c).ID, PageID: id, BaseVersion: base, Title: title, Content: content,
+		EditorSession: c.FormValue("editor"), Coalesce: revisionCoalesce}
+	p, err := a.store.SavePage(ctx, in)
 	var conflict *db.VersionConflict
+	if errors.As(err, &conflict) && c.Request().PostForm.Has("base") {
+		baseText := markdown.NormalizeLineEndings(c.FormValue("base"), markdown.LineEnding(stored.Content))
+		if merged, ok := pages.Merge3(baseText, content, conflict.Current.Content); ok && checkPageInput(title, merged) == nil {
+			in.BaseVersion, in.Content = conflict.Current.Version, merged
+			in.Title = pages.MergeTitle(strings.TrimSpace(c.FormValue("base_title")), title, conflict.Current.Title)
+			if p, err = a.store.SavePage(ctx, in); err == nil {
+				return c.JSON(http.StatusOK, saveResponse{Version: p.Version, UpdatedAt: p.UpdatedAt, Merged: true,
+					Title: p.Title, Content: p.Content})
+			}
+		}
+	}
 	if errors.As(err, &conflict) {
 		cur := conflict.Current
 		v := views.SaveConflict{PageID: cur.ID, ServerVersion: cur.Version, ServerContent: cur.Content, ServerTitle: cur.Title,

@@ -23,11 +23,11 @@ func TestAutosaveNeverRewritesTheFirstOrABaseRevision(t *testing.T) {
 	app, c := signedIn(t)
 	id := newPage(t, c, "Report", methodsPage)
 	one := strings.Replace(methodsPage, "Intro text.", "Intro text, typed.", 1)
-	if r := save(c, id, 1, "Report", one); r.Status != http.StatusOK {
+	if r := saveFrom(c, "tab-1", id, 1, "Report", one, nil); r.Status != http.StatusOK {
 		t.Fatalf("save: %d", r.Status)
 	}
 	two := strings.Replace(one, "typed.", "typed twice.", 1)
-	if r := save(c, id, 2, "Report", two); r.Status != http.StatusOK {
+	if r := saveFrom(c, "tab-1", id, 2, "Report", two, nil); r.Status != http.StatusOK {
 		t.Fatalf("save: %d", r.Status)
 	}
 	if got := revisionContents(t, app, id); len(got) != 2 || got[0] != methodsPage || got[1] != two {
@@ -36,7 +36,7 @@ func TestAutosaveNeverRewritesTheFirstOrABaseRevision(t *testing.T) {
 	_, answer := askPage(t, app, c, id, "append Done. to section Results")
 	proposalOf(t, answer)
 	three := strings.Replace(two, "twice.", "thrice.", 1)
-	if r := save(c, id, 3, "Report", three); r.Status != http.StatusOK {
+	if r := saveFrom(c, "tab-1", id, 3, "Report", three, nil); r.Status != http.StatusOK {
 		t.Fatalf("save: %d", r.Status)
 	}
 	var base string
@@ -47,7 +47,7 @@ func TestAutosaveNeverRewritesTheFirstOrABaseRevision(t *testing.T) {
 		t.Fatalf("the proposal's base revision now reads %q", base)
 	}
 	four := strings.Replace(three, "thrice.", "four times.", 1)
-	if r := save(c, id, 4, "Report", four); r.Status != http.StatusOK {
+	if r := saveFrom(c, "tab-1", id, 4, "Report", four, nil); r.Status != http.StatusOK {
 		t.Fatalf("save: %d", r.Status)
 	}
 	if got := revisionContents(t, app, id); len(got) != 3 || got[2] != four {

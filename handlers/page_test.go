@@ -110,6 +110,15 @@ func save(c *handlerstest.Client, pageID int64, version int, title, content stri
 	return htmxPost(c, fmt.Sprintf("/pages/%d/save", pageID), url.Values{"version": {fmt.Sprint(version)}, "title": {title}, "content": {content}})
 }
 
+// saveFrom is an autosave by the editor session editor (one tab), with extra form fields.
+func saveFrom(c *handlerstest.Client, editor string, pageID int64, version int, title, content string, extra url.Values) handlerstest.Response {
+	form := url.Values{"version": {fmt.Sprint(version)}, "title": {title}, "content": {content}, "editor": {editor}}
+	for k, v := range extra {
+		form[k] = v
+	}
+	return htmxPost(c, fmt.Sprintf("/pages/%d/save", pageID), form)
+}
+
 func TestOfflineRenameProposalAcceptedAsAgentRevisionThenUndone(t *testing.T) {
 	app, c := signedIn(t)
 	id := newPage(t, c, "Report", methodsPage)
@@ -278,7 +287,7 @@ func TestFullReplacementMergesCleanEditsAndRefusesOverlappingOnes(t *testing.T) 
 func TestSaveBasedOnOldVersionIsAConflictThatOverwritesNothing(t *testing.T) {
 	app, c := signedIn(t)
 	id := newPage(t, c, "Notes", "one\n")
-	if res := save(c, id, 1, "Notes", "one\ntwo\n"); res.Status != http.StatusOK || !strings.Contains(res.Body, `"version":2`) {
+	if res := saveFrom(c, "tab-1", id, 1, "Notes", "one\ntwo\n", nil); res.Status != http.StatusOK || !strings.Contains(res.Body, `"version":2`) {
 		t.Fatalf("save: %d %s", res.Status, res.Body)
 	}
 	res := save(c, id, 1, "Notes", "one\nthree\n")
@@ -289,10 +298,11 @@ func TestSaveBasedOnOldVersionIsAConflictThatOverwritesNothing(t *testing.T) {
 		t.Fatalf("stored %q v%d", got.Content, got.Version)
 	}
 	// Keeping one's own text is a save based on the version shown in the conflict.
-	if res := save(c, id, 2, "Notes", "one\nthree\n"); res.Status != http.StatusOK {
+	if res := saveFrom(c, "tab-1", id, 2, "Notes", "one\nthree\n", nil); res.Status != http.StatusOK {
 		t.Fatalf("keep mine: %d %s", res.Status, res.Body)
 	}
-	// Continuous typing coalesces into the newest user revision (never into the first one).
+	// One editor's continuous typing coalesces into its newest user revision (never into the
+	// first one).
 	if got := revisionSources(t, app, id); len(got) != 2 {
 		t.Fatalf("revisions = %v, want the first and one coalesced user revision", got)
 	}

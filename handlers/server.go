@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -130,9 +129,8 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.Use(a.recoverPanics)
 	e.Use(metricsMiddleware())
 	e.Use(securityHeaders(d.Config.ImageHosts))
-	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{
-		Limit: fmt.Sprintf("%dB", d.Config.MaxBodyBytes), Skipper: isImportUpload}))
-	e.Use(importBodyLimit(d.Config.ImportMaxBytes))
+	e.Use(a.loadViewer) // first, so that every error page (413, CSRF) shows the right header
+	e.Use(bodyLimit(d.Config.MaxBodyBytes, d.Config.ImportMaxBytes))
 	e.Use(a.partitionCSRF)
 	e.Use(dropQueryCSRF)
 	e.Use(middleware.CSRFWithConfig(middleware.CSRFConfig{
@@ -149,7 +147,6 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 			return errForbiddenCSRF
 		},
 	}))
-	e.Use(a.loadViewer)
 	e.Use(a.signOnOptions)
 	e.Use(noStorePrivate)
 	e.Use(a.loadWidget)

@@ -140,8 +140,8 @@ func TestUnifiedAgreesWithGoUdiff(t *testing.T) {
 		{"x\ny", "x\nz"},
 		{galaxyDoc, strings.Replace(galaxyDoc, "Old methods", "New methods\nand more", 1)},
 	}
-	pages := readPages(t)
-	doc := pages["04-pyenv-readme.md"]
+	pages := readTestPages(t)
+	doc := pages["04-readme-thematic-breaks.md"]
 	edited, err := ReplaceSection(doc, "Installation", "## Installation\n\nJust use your package manager.\n")
 	if err != nil {
 		t.Fatal(err)

@@ -255,31 +255,31 @@ func TestRenameSection(t *testing.T) {
 // TestSectionEditsOnRealPages runs the operations on the stored pages and
 // checks that only the edited section changed.
 func TestSectionEditsOnRealPages(t *testing.T) {
-	pages := readPages(t)
+	pages := readTestPages(t)
 
 	t.Run("02 duplicate ### Fixes is ambiguous", func(t *testing.T) {
-		_, err := ReplaceSection(pages["02-pre-commit-changelog-setext.md"], "### Fixes", "### Fixes\n- x\n")
+		_, err := ReplaceSection(pages["02-changelog-setext-h1.md"], "### Fixes", "### Fixes\n- x\n")
 		var se *SectionError
-		if !errors.As(err, &se) || !errors.Is(err, ErrSectionAmbiguous) || len(se.Lines) != 108 {
-			t.Fatalf("err = %v, want ambiguous over 108 headings", err)
+		if !errors.As(err, &se) || !errors.Is(err, ErrSectionAmbiguous) || len(se.Lines) != 60 {
+			t.Fatalf("err = %v, want ambiguous over 60 headings", err)
 		}
 	})
 	t.Run("02 replace a setext release keeps the others", func(t *testing.T) {
-		doc := pages["02-pre-commit-changelog-setext.md"]
+		doc := pages["02-changelog-setext-h1.md"]
 		before := Split(doc)
-		i := indexOf(before, "4.6.1 - 2026-07-21")
+		i := indexOf(before, "4.3.1 - 2026-06-08")
 		s := before.Sections[i]
-		got, err := ReplaceSection(doc, "4.6.1 - 2026-07-21", "4.6.1 - 2026-07-21\n==================\n\n### Fixes\n- Rewritten.\n")
+		got, err := ReplaceSection(doc, "4.3.1 - 2026-06-08", "4.3.1 - 2026-06-08\n==================\n\n### Fixes\n- Rewritten.\n")
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := doc[:s.Start] + "4.6.1 - 2026-07-21\n==================\n\n### Fixes\n- Rewritten.\n\n" + doc[s.End:]
+		want := doc[:s.Start] + "4.3.1 - 2026-06-08\n==================\n\n### Fixes\n- Rewritten.\n\n" + doc[s.End:]
 		if got != want {
 			t.Fatalf("unexpected change outside the section")
 		}
 	})
 	t.Run("03 patch near the end of the long page", func(t *testing.T) {
-		doc := pages["03-fzf-changelog-long.md"]
+		doc := pages["03-changelog-setext-h2.md"]
 		o := Split(doc)
 		last := o.Sections[len(o.Sections)-1]
 		var parent Section
@@ -297,7 +297,7 @@ func TestSectionEditsOnRealPages(t *testing.T) {
 		}
 	})
 	t.Run("07 CRLF stays CRLF", func(t *testing.T) {
-		doc := pages["07-pyenv-contributing-crlf.md"]
+		doc := pages["07-contributing-crlf.md"]
 		got, err := AppendToSection(doc, "deprecation policy", "A new line.\nAnd another.\n")
 		if err != nil {
 			t.Fatal(err)
@@ -314,7 +314,7 @@ func TestSectionEditsOnRealPages(t *testing.T) {
 		}
 	})
 	t.Run("01 fenced comments do not split a section", func(t *testing.T) {
-		doc := pages["01-galaxy-python-typing-tutorial.md"]
+		doc := pages["01-tutorial-front-matter.md"]
 		got, err := ReplaceSection(doc, "But why?", "## But why?\nShort.\n")
 		if err != nil {
 			t.Fatal(err)
@@ -464,7 +464,7 @@ func indexAt(o Outline, start int) int {
 // Every real document: replacing one section (one whose heading is unique, near the middle)
 // leaves every other section byte-identical and the new one found in its place.
 func TestPatchingOneSectionOfEachRealPageLeavesTheOthersByteIdentical(t *testing.T) {
-	for name, doc := range readPages(t) {
+	for name, doc := range readTestPages(t) {
 		t.Run(name, func(t *testing.T) {
 			o := Split(doc)
 			patched := 0

@@ -7,7 +7,6 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
-	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
@@ -83,7 +82,8 @@ func (o Outline) Join() string {
 // A heading is a CommonMark ATX heading ("#" … "######", at most three
 // spaces of indent, a space or the line end after the marks, optional
 // closing hashes) or setext heading (paragraph text over a "===" or "---"
-// underline), found with goldmark's own CommonMark block parser, so a line
+// underline), found where goldmark's CommonMark block parser finds them (a
+// line scanner, see scanHeadings, that defers to goldmark where needed), so a line
 // inside a fenced or indented code block, an HTML block, a block quote or a
 // list item is never a section heading, and "---" after a blank line or a
 // heading is a thematic break, not an underline. GFM tables are recognised
@@ -99,23 +99,13 @@ func Split(doc string) Outline { return split(doc, true) }
 // in the middle of a document, where front matter and a byte-order mark
 // mean nothing.
 func split(doc string, atDocStart bool) Outline {
-	src := []byte(doc)
-	masked := maskForParsing(src, atDocStart)
-	root := sectionParser.Parse(text.NewReader(masked))
+	masked := maskForParsing(doc, atDocStart)
+	return assemble(doc, masked, scanHeadings(doc, masked))
+}
 
-	var heads []Section
-	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
-		h, ok := n.(*ast.Heading)
-		if !ok {
-			continue
-		}
-		s, ok := headingSpan(doc, masked, h)
-		if !ok || (len(heads) > 0 && s.Start < heads[len(heads)-1].End) {
-			continue // defensive: never produce overlapping pieces
-		}
-		heads = append(heads, s)
-	}
-
+// assemble builds the outline of doc from its top-level headings in document order (each
+// with Level, Setext, Title, Start and End, the end of its own lines, set).
+func assemble(doc string, masked []byte, heads []Section) Outline {
 	o := Outline{Preamble: doc, doc: doc}
 	if len(heads) == 0 {
 		return o
@@ -124,7 +114,7 @@ func split(doc string, atDocStart bool) Outline {
 	line := 1 + countLineBreaks(masked[:heads[0].Start])
 	for i := range heads {
 		s := &heads[i]
-		headEnd := s.End // headingSpan stores the heading's end in End
+		headEnd := s.End // the end of the heading's own lines, until set below
 		bodyEnd := len(doc)
 		if i+1 < len(heads) {
 			bodyEnd = heads[i+1].Start
@@ -134,14 +124,19 @@ func split(doc string, atDocStart bool) Outline {
 		s.Line = line
 		line += countLineBreaks(masked[s.Start:bodyEnd])
 	}
-	for i := range heads {
+	// A section ends where the next one of its level or a higher one starts: walk back with
+	// the starts of the closest later heading of each level.
+	var nextAt [7]int
+	for l := range nextAt {
+		nextAt[l] = len(doc)
+	}
+	for i := len(heads) - 1; i >= 0; i-- {
+		l := heads[i].Level
 		heads[i].End = len(doc)
-		for j := i + 1; j < len(heads); j++ {
-			if heads[j].Level <= heads[i].Level {
-				heads[i].End = heads[j].Start
-				break
-			}
+		for k := 1; k <= l; k++ {
+			heads[i].End = min(heads[i].End, nextAt[k])
 		}
+		nextAt[l] = heads[i].Start
 	}
 	o.Sections = heads
 	return o
@@ -160,9 +155,8 @@ var sectionParser = parser.NewParser(
 // same byte offsets: CRLF becomes " \n" (a trailing space changes no block
 // structure), a lone CR becomes "\n", a leading byte-order mark becomes
 // spaces, and front matter becomes blank lines.
-func maskForParsing(src []byte, atDocStart bool) []byte {
-	m := make([]byte, len(src))
-	copy(m, src)
+func maskForParsing(src string, atDocStart bool) []byte {
+	m := []byte(src)
 	for i := 0; i < len(m); i++ {
 		if m[i] == '\r' {
 			if i+1 < len(m) && m[i+1] == '\n' {

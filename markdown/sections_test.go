@@ -8,29 +8,26 @@ import (
 	"testing"
 )
 
-// pagesDir holds real documents (see its SOURCES.md). CI keeps shared/
-// beside the repository, so the relative path is the same there.
-const pagesDir = "../../shared/data/pages"
+// pagesDir holds documents of the shapes real pages have (see its README.md).
+const pagesDir = "testdata/pages"
 
-func readPages(t testing.TB) map[string]string {
+// readTestPages returns the documents under testdata/pages by file name.
+func readTestPages(t testing.TB) map[string]string {
 	t.Helper()
-	entries, err := os.ReadDir(pagesDir)
+	names, err := filepath.Glob(filepath.Join(pagesDir, "*.md"))
 	if err != nil {
-		t.Fatalf("read %s: %v", pagesDir, err)
+		t.Fatal(err)
 	}
 	pages := map[string]string{}
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(pagesDir, e.Name()))
+	for _, name := range names {
+		b, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pages[e.Name()] = string(b)
+		pages[filepath.Base(name)] = string(b)
 	}
 	if len(pages) < 9 {
-		t.Fatalf("want the 8 pages and SOURCES.md in %s, found %d files", pagesDir, len(pages))
+		t.Fatalf("want the 8 pages and README.md in %s, found %d files", pagesDir, len(pages))
 	}
 	return pages
 }
@@ -74,21 +71,21 @@ func checkOutline(t testing.TB, doc string, o Outline) {
 }
 
 func TestSplitJoinRoundTripsRealPages(t *testing.T) {
-	for name, doc := range readPages(t) {
+	for name, doc := range readTestPages(t) {
 		t.Run(name, func(t *testing.T) {
 			o := Split(doc)
 			checkOutline(t, doc, o)
-			if name != "SOURCES.md" && len(o.Sections) == 0 {
+			if name != "README.md" && len(o.Sections) == 0 {
 				t.Errorf("no sections found")
 			}
 		})
 	}
 }
 
-// TestSplitRealPagesFindTheRightHeadings pins what SOURCES.md says each
+// TestSplitRealPagesFindTheRightHeadings pins what testdata/pages/README.md says each
 // page tests.
 func TestSplitRealPagesFindTheRightHeadings(t *testing.T) {
-	pages := readPages(t)
+	pages := readTestPages(t)
 	count := func(o Outline, pred func(Section) bool) int {
 		n := 0
 		for _, s := range o.Sections {
@@ -102,7 +99,7 @@ func TestSplitRealPagesFindTheRightHeadings(t *testing.T) {
 	titled := func(title string) func(Section) bool { return func(s Section) bool { return s.Title == title } }
 
 	t.Run("01 front matter and quoted headings", func(t *testing.T) {
-		o := Split(pages["01-galaxy-python-typing-tutorial.md"])
+		o := Split(pages["01-tutorial-front-matter.md"])
 		if !strings.HasPrefix(o.Preamble, "---\n") || !strings.Contains(o.Preamble, "  language: python\n---\n") {
 			t.Errorf("front matter should stay in the preamble")
 		}
@@ -115,7 +112,7 @@ func TestSplitRealPagesFindTheRightHeadings(t *testing.T) {
 		if i < 0 {
 			t.Fatalf("no Typing Variables section: %v", heads(o))
 		}
-		content := pages["01-galaxy-python-typing-tutorial.md"][o.Sections[i].Start:o.Sections[i].End]
+		content := pages["01-tutorial-front-matter.md"][o.Sections[i].Start:o.Sections[i].End]
 		for _, sub := range []string{"### Complex Types", "### Typing Functions", "### Optional"} {
 			if !strings.Contains(content, sub) {
 				t.Errorf("## Typing Variables should contain %s", sub)
@@ -123,26 +120,26 @@ func TestSplitRealPagesFindTheRightHeadings(t *testing.T) {
 		}
 	})
 	t.Run("02 setext h1 and duplicates", func(t *testing.T) {
-		o := Split(pages["02-pre-commit-changelog-setext.md"])
-		if n := count(o, func(s Section) bool { return s.Setext && s.Level == 1 }); n != 206 {
-			t.Errorf("setext h1 = %d, want 206", n)
+		o := Split(pages["02-changelog-setext-h1.md"])
+		if n := count(o, func(s Section) bool { return s.Setext && s.Level == 1 }); n != 60 {
+			t.Errorf("setext h1 = %d, want 60", n)
 		}
-		for title, want := range map[string]int{"Fixes": 108, "Features": 59, "Updating": 13, "Misc.": 12} {
+		for title, want := range map[string]int{"Fixes": 60, "Features": 20, "Updating": 9, "Misc.": 6} {
 			if n := count(o, titled(title)); n != want {
 				t.Errorf("### %s = %d, want %d", title, n, want)
 			}
 		}
 	})
 	t.Run("03 setext h2 with atx children, fenced comments", func(t *testing.T) {
-		o := Split(pages["03-fzf-changelog-long.md"])
-		if n := count(o, func(s Section) bool { return s.Setext && s.Level == 2 }); n != 155 {
-			t.Errorf("setext h2 = %d, want 155", n)
+		o := Split(pages["03-changelog-setext-h2.md"])
+		if n := count(o, func(s Section) bool { return s.Setext && s.Level == 2 }); n != 80 {
+			t.Errorf("setext h2 = %d, want 80", n)
 		}
 		if n := count(o, level(1)); n != 1 {
 			t.Errorf("h1 = %d, want 1 (CHANGELOG)", n)
 		}
-		if n := count(o, titled("New features")); n != 12 {
-			t.Errorf("### New features = %d, want 12", n)
+		if n := count(o, titled("New features")); n != 20 {
+			t.Errorf("### New features = %d, want 20", n)
 		}
 		for _, s := range o.Sections {
 			if strings.HasPrefix(s.Title, "No separator") {
@@ -151,8 +148,8 @@ func TestSplitRealPagesFindTheRightHeadings(t *testing.T) {
 		}
 	})
 	t.Run("04 heading then ---- is a thematic break", func(t *testing.T) {
-		o := Split(pages["04-pyenv-readme.md"])
-		want := map[int]int{1: 1, 2: 9, 3: 24, 4: 11, 5: 3}
+		o := Split(pages["04-readme-thematic-breaks.md"])
+		want := map[int]int{1: 1, 2: 5, 3: 7, 4: 4, 5: 3}
 		for l, n := range want {
 			if got := count(o, level(l)); got != n {
 				t.Errorf("h%d = %d, want %d", l, got, n)
@@ -162,14 +159,19 @@ func TestSplitRealPagesFindTheRightHeadings(t *testing.T) {
 			t.Errorf("setext = %d, want 0", n)
 		}
 	})
-	t.Run("05 one real h1", func(t *testing.T) {
-		o := Split(pages["05-vhs-readme.md"])
+	t.Run("05 one real h1 among fenced comments and HTML blocks", func(t *testing.T) {
+		o := Split(pages["05-readme-html-badges.md"])
 		if got := count(o, level(1)); got != 1 {
 			t.Errorf("h1 = %d, want 1: %v", got, heads(o))
 		}
+		for _, s := range o.Sections {
+			if strings.Contains(s.Title, "inside the HTML block") {
+				t.Errorf("a line inside an HTML block read as a heading at line %d", s.Line)
+			}
+		}
 	})
 	t.Run("06 closing hashes", func(t *testing.T) {
-		o := Split(pages["06-googletest-primer-closing-hashes.md"])
+		o := Split(pages["06-primer-closing-hashes.md"])
 		for _, s := range o.Sections {
 			if strings.HasSuffix(s.Title, "#") {
 				t.Errorf("closing hashes kept in %q", s.Title)
@@ -182,7 +184,7 @@ func TestSplitRealPagesFindTheRightHeadings(t *testing.T) {
 		if i < 0 || o.Sections[i].Level != 1 {
 			t.Fatalf("no # Assertions #: %v", heads(o))
 		}
-		c := pages["06-googletest-primer-closing-hashes.md"][o.Sections[i].Start:o.Sections[i].End]
+		c := pages["06-primer-closing-hashes.md"][o.Sections[i].Start:o.Sections[i].End]
 		for _, sub := range []string{"## Basic Assertions ##", "## Binary Comparison ##", "## String Comparison ##"} {
 			if !strings.Contains(c, sub) {
 				t.Errorf("# Assertions # should contain %s", sub)
@@ -190,7 +192,7 @@ func TestSplitRealPagesFindTheRightHeadings(t *testing.T) {
 		}
 	})
 	t.Run("07 CRLF setext", func(t *testing.T) {
-		doc := pages["07-pyenv-contributing-crlf.md"]
+		doc := pages["07-contributing-crlf.md"]
 		o := Split(doc)
 		if got := [2]int{count(o, level(1)), count(o, level(2))}; got != [2]int{3, 5} {
 			t.Errorf("h1, h2 = %v, want [3 5]", got)
@@ -205,7 +207,7 @@ func TestSplitRealPagesFindTheRightHeadings(t *testing.T) {
 		}
 	})
 	t.Run("08 toml comments in fences under setext", func(t *testing.T) {
-		o := Split(pages["08-toml-v0.4.0-readme-setext.md"])
+		o := Split(pages["08-spec-setext-toml.md"])
 		if got := [2]int{count(o, level(1)), count(o, level(2))}; got != [2]int{1, 23} {
 			t.Errorf("h1, h2 = %v, want [1 23]: %v", got, heads(o))
 		}
@@ -335,7 +337,7 @@ func FuzzSplitJoin(f *testing.F) {
 }
 
 func BenchmarkSplitLongPage(b *testing.B) {
-	doc := readPages(b)["03-fzf-changelog-long.md"]
+	doc := readTestPages(b)["02-changelog-setext-h1.md"]
 	b.SetBytes(int64(len(doc)))
 	for b.Loop() {
 		Split(doc)

@@ -67,6 +67,15 @@ func Merge3(base, mine, theirs string) (string, bool) {
 	return out.String(), true
 }
 
+// MergeTitle merges two edits of a page title as Merge3 merges lines: the side that changed it
+// wins; when both did, mine does.
+func MergeTitle(base, mine, theirs string) string {
+	if mine == base {
+		return theirs
+	}
+	return mine
+}
+
 // overlaps reports whether change d touches the base region [start, end): it shares a line with
 // it, or an insertion sits at or inside it, or the region is an insertion at d's edge.
 func overlaps(d lcs.Diff, start, end int) bool {

@@ -97,3 +97,16 @@ func join(lines []string) string {
 	}
 	return s
 }
+
+func TestMergeTitleTakesTheSideThatChangedIt(t *testing.T) {
+	for _, tc := range []struct{ base, mine, theirs, want string }{
+		{"Plan", "Plan", "Plan B", "Plan B"},
+		{"Plan", "Plan A", "Plan", "Plan A"},
+		{"Plan", "Plan A", "Plan B", "Plan A"},
+		{"Plan", "Plan", "Plan", "Plan"},
+	} {
+		if got := MergeTitle(tc.base, tc.mine, tc.theirs); got != tc.want {
+			t.Errorf("MergeTitle(%q, %q, %q) = %q, want %q", tc.base, tc.mine, tc.theirs, got, tc.want)
+		}
+	}
+}

@@ -376,7 +376,7 @@ func PageNewView(p PageNew) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<div class=\"mx-auto w-full max-w-3xl px-4 py-8\"><h1 class=\"text-2xl font-semibold\">New page</h1><form method=\"post\" action=\"/pages\" class=\"mt-6 flex flex-col gap-4\" id=\"new-page-form\"><input type=\"hidden\" name=\"_csrf\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<div class=\"mx-auto w-full max-w-3xl px-4 py-8\"><h1 class=\"text-2xl font-semibold\">New page</h1><form method=\"post\" action=\"/pages\" enctype=\"multipart/form-data\" class=\"mt-6 flex flex-col gap-4\" id=\"new-page-form\" data-keep-unsent hx-boost=\"false\"><input type=\"hidden\" name=\"_csrf\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -16,6 +16,47 @@ window.Parley = {
 (function () {
   "use strict";
 
+  // A form marked data-keep-unsent keeps what it sends in this tab's sessionStorage until the next
+  // page that is not an error page: when the request is refused before the server could read it
+  // (e.g. 413, too large), the error page links back to the form, and the form, still empty, gets
+  // the text back.
+  var UNSENT = "parley:unsent-form";
+  function formFields(form) { return form.querySelectorAll("input[type=text][name], textarea[name]"); }
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (event.defaultPrevented || !form.matches("form[data-keep-unsent]")) return;
+    var fields = {};
+    formFields(form).forEach(function (f) { fields[f.name] = f.value; });
+    try {
+      sessionStorage.setItem(UNSENT, JSON.stringify({ page: location.pathname, fields: fields }));
+    } catch (e) { /* more than the browser keeps: nothing to restore */ }
+  });
+  (function restoreUnsent() {
+    var stash;
+    try { stash = JSON.parse(sessionStorage.getItem(UNSENT) || "null"); } catch (e) { stash = null; }
+    if (!stash) return;
+    var errorPage = document.querySelector("[data-error-page]");
+    if (errorPage) {
+      var back = document.createElement("a");
+      back.href = stash.page;
+      back.textContent = "Back to the form, with your text";
+      back.setAttribute("data-testid", "back-to-form");
+      back.setAttribute("hx-boost", "false"); // a full load, which restores the form
+      back.className = "mt-4 block text-sm text-indigo-600 hover:underline dark:text-indigo-400";
+      errorPage.appendChild(back);
+      return;
+    }
+    var form = document.querySelector("form[data-keep-unsent]");
+    if (form && location.pathname === stash.page &&
+        Array.prototype.every.call(formFields(form), function (f) { return f.value.trim() === ""; })) {
+      Object.keys(stash.fields).forEach(function (name) {
+        var f = form.querySelector("[name='" + CSS.escape(name) + "']");
+        if (f) f.value = stash.fields[name];
+      });
+    }
+    sessionStorage.removeItem(UNSENT);
+  })();
+
   // Close an open <details data-menu> when the person clicks elsewhere or presses Escape.
   document.addEventListener("click", function (event) {
     document.querySelectorAll("details[data-menu][open]").forEach(function (menu) {

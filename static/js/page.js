@@ -8,8 +8,14 @@
 
   function $(id) { return document.getElementById(id); }
 
-  var state = null; // the open editor: {url, version, saved:{title, content}, timer, inflight, queued, conflict}
+  var RETRY_MAX_MS = 30000;
 
+  // the open editor: {url, version, saved:{title, content}, timer, inflight, queued, conflict, retryMs}
+  var state = null;
+
+  // editor returns the open editor's state. Its "saved" baseline is the text the server sent
+  // (the fields' default values), never what the fields hold by the time this first runs, so the
+  // very first change is a change.
   function editor() {
     var root = $("page-editor");
     if (!root) { state = null; return null; }
@@ -18,11 +24,20 @@
         root: root,
         url: root.getAttribute("data-save-url"),
         version: parseInt(root.getAttribute("data-version"), 10),
-        saved: { title: $("page-title").value, content: $("page-content").value },
-        timer: null, inflight: null, queued: false, conflict: false
+        saved: { title: $("page-title").defaultValue, content: $("page-content").defaultValue },
+        timer: null, inflight: null, queued: false, conflict: false, retryMs: 0
       };
     }
     return state;
+  }
+
+  // retryLater keeps the text and tries the save again, waiting twice as long each time (1 s up
+  // to 30 s) until one goes through.
+  function retryLater(s, why) {
+    s.retryMs = Math.min(s.retryMs ? s.retryMs * 2 : 1000, RETRY_MAX_MS);
+    setStatus(why + " Your text is kept here; retrying in " + Math.round(s.retryMs / 1000) + " s.");
+    clearTimeout(s.timer);
+    s.timer = setTimeout(save, s.retryMs);
   }
 
   function current() { return { title: $("page-title").value, content: $("page-content").value }; }
@@ -49,8 +64,52 @@
     if (!s.conflict) s.timer = setTimeout(save, SAVE_DELAY_MS);
   }
 
-  // save sends the editor's text, based on the version it was loaded or last saved at. It resolves
-  // when the server holds the text (or refused it).
+  // editorSession names this open editor to the server, which folds autosaves into one revision
+  // only when the same session wrote it (another tab's text always keeps its own revision).
+  var editorSession = (function () {
+    if (window.crypto && crypto.randomUUID) return crypto.randomUUID();
+    var b = new Uint8Array(16);
+    crypto.getRandomValues(b);
+    return Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join("");
+  })();
+
+  // postSave posts one save: the text, the version it is based on and, when given, the text that
+  // version had (base), which lets the server merge with changes made elsewhere.
+  function postSave(s, sent, base) {
+    var body = new FormData(); // multipart: no URL-encoding growth, so a page near the size limit fits
+    body.append("title", sent.title);
+    body.append("content", sent.content);
+    body.append("version", String(s.version));
+    body.append("editor", editorSession);
+    if (base) {
+      body.append("base_title", base.title);
+      body.append("base", base.content);
+    }
+    return fetch(s.url, {
+      method: "POST", body: body, credentials: "same-origin",
+      headers: { "X-CSRF-Token": csrfToken(), "Accept": "application/json" }
+    });
+  }
+
+  // applyMerged puts the server's merge of this editor's text with the newer saved one into the
+  // editor, keeping the cursor's place, unless the writer typed on meanwhile: then the next save
+  // merges again from the text this one sent.
+  function applyMerged(s, sent, j) {
+    var ta = $("page-content");
+    if (ta.value !== sent.content || $("page-title").value !== sent.title) return false;
+    var start = ta.selectionStart, end = ta.selectionEnd;
+    ta.value = j.content;
+    $("page-title").value = j.title;
+    ta.setSelectionRange(Math.min(start, j.content.length), Math.min(end, j.content.length));
+    s.saved = { title: j.title, content: j.content };
+    s.version = j.version;
+    return true;
+  }
+
+  // save sends the editor's text, based on the version it was loaded or last saved at. When that
+  // version is no longer the newest, it sends again with its base text, and the server merges the
+  // two when they changed different lines; only overlapping changes show the conflict view. It
+  // resolves when the server holds the text (or refused it).
   function save() {
     var s = editor();
     if (!s) return Promise.resolve();
@@ -58,33 +117,47 @@
     if (s.inflight) { s.queued = true; return s.inflight; }
     if (s.conflict || !dirty(s)) return Promise.resolve();
     var sent = current();
-    var body = new FormData(); // multipart: no URL-encoding growth, so a page near the size limit fits
-    body.append("title", sent.title);
-    body.append("content", sent.content);
-    body.append("version", String(s.version));
+    var base = s.saved;
+    var conflictHTML = null;
     setStatus("Saving…");
-    s.inflight = fetch(s.url, {
-      method: "POST", body: body, credentials: "same-origin",
-      headers: { "X-CSRF-Token": csrfToken(), "Accept": "application/json" }
-    }).then(function (r) {
+    function answer(r) {
       if (r.ok) {
         return r.json().then(function (j) {
-          s.version = j.version;
-          s.saved = sent;
-          setStatus(dirty(s) ? "Unsaved changes" : "Saved");
+          s.retryMs = 0;
+          if (j.merged && !applyMerged(s, sent, j)) {
+            s.saved = sent; // typed on: the next save merges again, based on what was sent
+          } else if (!j.merged) {
+            s.version = j.version;
+            s.saved = sent;
+          }
+          setStatus(dirty(s) ? "Unsaved changes" : j.merged ? "Saved: merged with changes made elsewhere" : "Saved");
           htmx.trigger(document.body, "parley:page-saved");
         });
       }
       if (r.status === 409) {
-        return r.text().then(function (html) { showConflict(s, html); });
+        return r.text().then(function (html) {
+          if (conflictHTML === null) {
+            conflictHTML = html;
+            return postSave(s, sent, base).then(answer, function () { showConflict(s, conflictHTML); });
+          }
+          showConflict(s, html);
+        });
       }
+      if (conflictHTML !== null) { showConflict(s, conflictHTML); return; } // e.g. too large to merge
+      var transient = r.status >= 500 || r.status === 429 || r.status === 408;
       return r.json().then(function (j) {
-        setStatus("Not saved: " + ((j.error && j.error.message) || r.statusText));
-      }, function () { setStatus("Not saved (" + r.status + ")"); });
-    }, function () {
-      setStatus("Offline: not saved yet. Your text is kept here.");
-    }).then(function () {
+        return "Not saved: " + ((j.error && j.error.message) || r.statusText) + ".";
+      }, function () { return "Not saved (" + r.status + ")."; }).then(function (why) {
+        if (transient) { s.retry = true; return why; }
+        setStatus(why + " Your text is kept here.");
+      });
+    }
+    s.inflight = postSave(s, sent, null).then(answer, function () {
+      s.retry = true;
+      return "Offline: not saved yet.";
+    }).then(function (why) {
       s.inflight = null;
+      if (s.retry) { s.retry = false; s.queued = false; retryLater(s, why); return; }
       if (s.queued) { s.queued = false; if (dirty(s)) schedule(); }
     });
     return s.inflight;
@@ -105,6 +178,7 @@
     if (!s || !panel) return;
     s.version = parseInt(panel.getAttribute("data-server-version"), 10);
     if (action === "use-saved") {
+      keepDiscardedCopy(current());
       var content = panel.querySelector("[data-conflict-content]").value;
       var title = panel.querySelector("[data-conflict-title]").value;
       $("page-content").value = content;
@@ -116,6 +190,22 @@
     box.classList.add("hidden");
     if (action === "keep-mine") save(); else setStatus("Saved");
     htmx.trigger(document.body, "parley:page-saved");
+  }
+
+  // keepDiscardedCopy offers the text "Use the saved version" replaced as a download beside the
+  // save status, so that choosing the saved version never loses typing.
+  function keepDiscardedCopy(text) {
+    var link = $("discarded-copy");
+    if (!link) {
+      link = document.createElement("a");
+      link.id = "discarded-copy";
+      link.setAttribute("data-testid", "discarded-copy");
+      link.className = "ml-2 underline";
+      $("save-status").insertAdjacentElement("afterend", link);
+    }
+    link.href = "data:text/markdown;charset=utf-8," + encodeURIComponent(text.content);
+    link.download = (text.title || "page") + " (discarded typing).md";
+    link.textContent = "Download your discarded typing";
   }
 
   // A change made on the server (accepted proposal, undo, restore) arrives as #page-sync.
@@ -134,6 +224,52 @@
     if (!$("page-preview").classList.contains("hidden")) preview(true);
     htmx.trigger(document.body, "parley:page-saved");
   }
+
+  // Other tabs and devices: every few seconds while this tab is visible (and when it comes back),
+  // ask whether the page changed elsewhere. With no unsaved text the editor takes the new text in
+  // place; with unsaved text it saves now, which merges the two or shows the conflict view.
+  var SYNC_MS = 4000;
+  function syncFromServer() {
+    var s = editor();
+    if (!s || s.inflight || s.conflict || s.syncing || document.hidden) return;
+    s.syncing = true;
+    var asked = s.version;
+    fetch(s.root.getAttribute("data-sync-url") + "?version=" + asked, {
+      credentials: "same-origin", headers: { "Accept": "application/json" }
+    }).then(function (r) {
+      if (r.status !== 200) return;
+      return r.json().then(function (j) {
+        if (s !== state || s.inflight || s.conflict || s.version !== asked || j.version <= s.version) return;
+        if (dirty(s)) { save(); return; }
+        $("page-content").value = j.content;
+        $("page-title").value = j.title;
+        s.saved = { title: j.title, content: j.content };
+        s.version = j.version;
+        setStatus("Updated: changed elsewhere");
+        if (!$("page-preview").classList.contains("hidden")) preview(true);
+        htmx.trigger(document.body, "parley:page-saved");
+      });
+    }).catch(function () { /* offline: the next round asks again */ }).then(function () { s.syncing = false; });
+  }
+  setInterval(syncFromServer, SYNC_MS);
+  document.addEventListener("visibilitychange", syncFromServer);
+
+  // The address names the page chat on screen (?chat=id), so a reload reopens the one being read
+  // rather than the most recently active one.
+  function rememberChat() {
+    var pane = $("chat-pane");
+    if (!$("page-editor") || !pane) return;
+    var id = pane.getAttribute("data-exchange-id");
+    var url = new URL(location.href);
+    if (id && id !== "0") url.searchParams.set("chat", id); else url.searchParams.delete("chat");
+    if (url.href !== location.href) history.replaceState(history.state, "", url.href);
+  }
+  document.addEventListener("DOMContentLoaded", rememberChat);
+  document.addEventListener("htmx:load", rememberChat);
+
+  // Take the baseline as soon as an editor is on screen.
+  document.addEventListener("DOMContentLoaded", editor);
+  document.addEventListener("htmx:load", function () { editor(); });
 
   document.addEventListener("input", function (event) {
     if (event.target.id === "page-content" || event.target.id === "page-title") schedule();
@@ -303,7 +439,44 @@
     }
   });
 
-  // Drag the handle to resize the side panel (between 18rem and 75% of the width).
+  // Drag the handle to resize the side panel (between 18rem and 75% of the width), or focus it
+  // and use the arrow keys (Home / End for the narrowest / widest). The width is kept in this
+  // browser for the next page load.
+  var WIDTH_KEY = "parley:page-side-width";
+  function setSideWidth(width, keep) {
+    var root = $("page-editor").getBoundingClientRect();
+    var max = Math.max(288, root.width * 0.75);
+    width = Math.round(Math.max(288, Math.min(width, max)));
+    $("side-panel").style.width = width + "px";
+    var handle = $("split-handle");
+    handle.setAttribute("aria-valuemin", "288");
+    handle.setAttribute("aria-valuemax", String(Math.round(max)));
+    handle.setAttribute("aria-valuenow", String(width));
+    if (keep) { try { localStorage.setItem(WIDTH_KEY, String(width)); } catch (e) { /* private mode */ } }
+  }
+  function restoreSideWidth() {
+    if (!$("page-editor") || !$("side-panel") || phone()) return; // on a phone the panel covers the editor
+    var kept = parseInt(localStorage.getItem(WIDTH_KEY) || "", 10);
+    if (kept > 0) setSideWidth(kept, false);
+  }
+  restoreSideWidth();
+  document.addEventListener("htmx:load", function (event) {
+    if (event.target.querySelector && event.target.querySelector("#side-panel")) restoreSideWidth();
+  });
+  document.addEventListener("keydown", function (event) {
+    if (event.target.id !== "split-handle") return;
+    var width = $("side-panel").getBoundingClientRect().width;
+    var step = event.shiftKey ? 96 : 32;
+    switch (event.key) {
+      case "ArrowLeft": width += step; break; // the panel is on the right: the handle moves left
+      case "ArrowRight": width -= step; break;
+      case "Home": width = 0; break;
+      case "End": width = Infinity; break;
+      default: return;
+    }
+    event.preventDefault();
+    setSideWidth(width, true);
+  });
   var drag = null;
   document.addEventListener("pointerdown", function (event) {
     if (event.target.id !== "split-handle") return;
@@ -313,9 +486,10 @@
   });
   document.addEventListener("pointermove", function (event) {
     if (!drag) return;
-    var width = drag.root.right - event.clientX;
-    width = Math.max(288, Math.min(width, drag.root.width * 0.75));
-    $("side-panel").style.width = width + "px";
+    setSideWidth(drag.root.right - event.clientX, false);
   });
-  document.addEventListener("pointerup", function () { drag = null; });
+  document.addEventListener("pointerup", function () {
+    if (drag) setSideWidth($("side-panel").getBoundingClientRect().width, true);
+    drag = null;
+  });
 })();
