@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -25,7 +24,7 @@ type Anthropic struct {
 	client anthropic.Client
 	model  string
 	key    string
-	idle   time.Duration
+	idle   silenceLimits
 }
 
 // DefaultAnthropicBaseURL is used when Config.BaseURL is empty; "/v1/messages" is appended.
@@ -61,8 +60,10 @@ func (p *Anthropic) Model() string { return p.model }
 // Stream implements Provider.
 func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) error) (Result, error) {
 	a := newAssembler(emit)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := newIdleWatch(p.idle, cancel) // armed before the request: a silent upstream times out too
+	defer idle.Stop()
 
 	var resp *http.Response
 	stream := p.client.Messages.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp))
@@ -71,8 +72,6 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) er
 		return a.result()
 	}
 
-	idle := newIdleWatch(p.idle, cancel)
-	defer idle.Stop()
 	events := newSSEDecoder(idle.reader(resp.Body))
 	blocks := anthropicBlocks{}
 	for {

@@ -9,7 +9,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -30,7 +29,7 @@ type OpenAI struct {
 	model    string
 	key      string
 	official bool // api.openai.com: caps the answer with max_completion_tokens, not max_tokens
-	idle     time.Duration
+	idle     silenceLimits
 }
 
 // DefaultOpenAIBaseURL is used when Config.BaseURL is empty.
@@ -64,8 +63,10 @@ func (p *OpenAI) Model() string { return p.model }
 // Stream implements Provider.
 func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error) (Result, error) {
 	a := newAssembler(emit)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := newIdleWatch(p.idle, cancel) // armed before the request: a silent upstream times out too
+	defer idle.Stop()
 
 	var resp *http.Response
 	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp))
@@ -80,8 +81,6 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 		return a.result()
 	}
 
-	idle := newIdleWatch(p.idle, cancel)
-	defer idle.Stop()
 	events := newSSEDecoder(idle.reader(resp.Body))
 	for {
 		ev, err := events.Next()

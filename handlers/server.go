@@ -169,7 +169,8 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 
 // providerConfig picks the model provider's settings out of the configuration.
 func providerConfig(cfg config.Config) agents.Config {
-	pc := agents.Config{Kind: cfg.ProviderKind(), OfflineDelay: cfg.OfflineDelay}
+	pc := agents.Config{Kind: cfg.ProviderKind(), OfflineDelay: cfg.OfflineDelay,
+		FirstByteTimeout: cfg.UpstreamFirstByteTimeout, IdleTimeout: cfg.UpstreamIdleTimeout}
 	switch pc.Kind {
 	case agents.ProviderOpenAI:
 		pc.BaseURL, pc.APIKey, pc.Model = cfg.OpenAIBaseURL, cfg.OpenAIAPIKey, cfg.OpenAIModel

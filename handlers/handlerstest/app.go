@@ -47,6 +47,11 @@ func Start(t testing.TB, options ...func(*config.Config)) *App {
 		MaxQueryChars:     8000,
 		MessagesPerMinute: 1000,
 		AnswerTimeout:     30 * time.Second,
+
+		UpstreamFirstByteTimeout: 10 * time.Second,
+		UpstreamIdleTimeout:      10 * time.Second,
+		MaxStreams:               10000,
+		MaxStreamsPerPerson:      32,
 	}
 	for _, o := range options {
 		o(&cfg)
