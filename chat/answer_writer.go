@@ -11,9 +11,16 @@ import (
 	"parley/db"
 )
 
-// answerWriter persists a streaming answer: the text into the assistant message and the reasoning
-// into a reasoning item before it. The first text is written at once; later text at most every
-// FlushEvery, plus a trailing write so nothing waits longer than that. Each write is published.
+// firstFlush is how long the first text of an answer waits before it is stored: an answer that
+// ends sooner (a fast local model, the offline agent) costs one final write instead of two.
+const firstFlush = 50 * time.Millisecond
+
+// answerWriter holds a streaming answer in memory and persists it: the text into the assistant
+// message and the reasoning into a reasoning item before it. Streams on this instance read the
+// text from memory (Generator.Live, signalled on every delta); the database, and with it every
+// other instance, gets it on a durable cadence: the first text after firstFlush, later text at most
+// every FlushEvery, and the final write. Each write is published. Writes happen outside the
+// provider's goroutine (a timer), so a slow database never slows the relay.
 type answerWriter struct {
 	g   *Generator
 	job Job
@@ -21,43 +28,50 @@ type answerWriter struct {
 
 	mu          sync.Mutex
 	answer      strings.Builder // the answer so far, all rounds (a Builder: appending 2,000 deltas stays linear)
+	version     int64           // increases with each change of answer (LiveAnswer.Version)
 	roundText   bool            // this round has added text
-	textDirty   bool
-	wroteText   bool
+	textDirty   bool            // text changed since it was last stored
+	wroteText   bool            // some text has been stored
 	reasoning   *db.Message
 	reasonDirty bool
+	firstText   time.Time // when the first text arrived
 	lastFlush   time.Time
 	timer       *time.Timer
-	// markedStreaming: the answer's status is streaming in the database.
-	markedStreaming bool
-	// finished: the final state is written, and no later flush may overwrite it.
+
+	// writeMu serialises the store writes, so a periodic write never lands after the final one.
+	writeMu sync.Mutex
+	// finished: the final state is written (under writeMu), and no later write may overwrite it.
 	finished bool
 }
 
+// startRound begins a model call: its reasoning gets a new item. Streams on this instance show the
+// answer as streaming at once (the database keeps pending until the first text is stored).
 func (w *answerWriter) startRound() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.reasoning = nil
-	if !w.markedStreaming {
-		w.flushLocked(db.StatusStreaming, nil) // pending → streaming: the typing indicator shows
-	}
+	w.version++
+	w.mu.Unlock()
+	w.g.live.signal(w.job.ExchangeID)
 }
 
 // emit receives provider events (from the provider's goroutine).
 func (w *answerWriter) emit(ev agents.Event) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	switch ev.Kind {
 	case agents.EventTextDelta:
+		w.mu.Lock()
 		w.answer.WriteString(ev.Text)
+		w.version++
 		w.roundText = true
 		w.textDirty = true
-		if !w.wroteText {
-			w.wroteText = true
-			w.flushLocked(db.StatusStreaming, nil)
-			return nil
+		if w.firstText.IsZero() {
+			w.firstText = time.Now()
 		}
+		w.scheduleLocked()
+		w.mu.Unlock()
+		w.g.live.signal(w.job.ExchangeID)
 	case agents.EventReasoningDelta:
+		w.mu.Lock()
+		defer w.mu.Unlock()
 		if w.reasoning == nil {
 			item, err := w.g.Store.InsertBefore(w.ctx, w.job.AnswerID, db.Message{
 				ParentID: &w.job.AnswerID, Role: db.RoleReasoning, Status: db.StatusStreaming,
@@ -67,109 +81,124 @@ func (w *answerWriter) emit(ev agents.Event) error {
 				return err
 			}
 			w.reasoning = &item
+			w.g.Notifier.Publish(w.job.ExchangeID, item.ID)
 		}
 		w.reasoning.Content += ev.Text
 		w.reasonDirty = true
-	default:
-		return nil
+		w.scheduleLocked()
 	}
-	w.scheduleLocked()
 	return nil
 }
 
-// scheduleLocked writes now when the last write is FlushEvery old, else arms one trailing write.
+// scheduleLocked arms one trailing write, due firstFlush after the first text or FlushEvery after
+// the last write.
 func (w *answerWriter) scheduleLocked() {
-	wait := w.g.FlushEvery - time.Since(w.lastFlush)
-	if wait <= 0 {
-		w.flushLocked(db.StatusStreaming, nil)
+	if w.timer != nil {
 		return
 	}
-	if w.timer == nil {
-		var t *time.Timer
-		t = time.AfterFunc(wait, func() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			if w.timer != t || w.finished {
-				return // stopped or superseded after it fired
-			}
-			w.timer = nil
-			w.flushLocked(db.StatusStreaming, nil)
-		})
-		w.timer = t
+	wait := w.g.FlushEvery - time.Since(w.lastFlush)
+	if !w.wroteText && w.textDirty {
+		wait = firstFlush - time.Since(w.firstText)
 	}
+	w.timer = time.AfterFunc(max(wait, 0), func() { w.flush(flushDue, "", nil) })
 }
 
-// flushLocked writes what changed and publishes it. status and meta apply to the answer.
-func (w *answerWriter) flushLocked(status string, meta json.RawMessage) {
-	w.lastFlush = time.Now()
-	w.flushReasoningLocked()
-	if w.textDirty || status != db.StatusStreaming || meta != nil || !w.markedStreaming {
-		w.markedStreaming = true
+// flushMode says what a flush stores.
+type flushMode int
+
+const (
+	flushDue       flushMode = iota // what changed: text (as streaming) and reasoning
+	flushReasoning                  // the reasoning item only; the text waits for the final write
+	flushFinal                      // everything, with the answer's final status; nothing after it
+)
+
+// flush stores what mode says and publishes each write. For flushFinal, status and meta (merged
+// into the stored metadata's top-level keys) are the answer's final state, stored with its search
+// index.
+func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	w.mu.Lock()
+	if w.finished {
+		w.mu.Unlock()
+		return
+	}
+	var reasoning *db.Message
+	if w.reasonDirty && w.reasoning != nil {
+		r := *w.reasoning
+		reasoning = &r
+	}
+	w.reasonDirty = false
+	text, content := false, ""
+	if mode != flushReasoning {
+		if w.timer != nil {
+			w.timer.Stop() // a due flush is this timer's own, or ran early for a tool call
+			w.timer = nil
+		}
+		text, content = w.textDirty, w.answer.String()
 		w.textDirty = false
-		if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, w.answer.String(), status, meta); err != nil {
+		w.lastFlush = time.Now()
+		w.wroteText = w.wroteText || text
+	}
+	w.finished = mode == flushFinal
+	w.mu.Unlock()
+
+	if reasoning != nil {
+		if err := w.g.Store.UpdateItem(w.ctx, *reasoning); err == nil {
+			w.g.Notifier.Publish(w.job.ExchangeID, reasoning.ID)
+		}
+	}
+	switch {
+	case mode == flushFinal:
+		if err := w.g.Store.FinishAnswer(w.ctx, w.job.AnswerID, content, status, meta); err != nil {
+			w.g.Log.Error("storing answer", "error", err)
+		}
+		w.g.live.remove(w.job.ExchangeID, w) // before the notice: streams then read the final state
+	case text:
+		if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, content, db.StatusStreaming, nil); err != nil {
 			w.g.Log.Error("storing answer", "error", err)
 			return
 		}
-		w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
+	default:
+		return
 	}
+	w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
 }
 
-// flushReasoningLocked writes the reasoning item if it changed, and publishes it.
-func (w *answerWriter) flushReasoningLocked() {
-	if w.reasonDirty && w.reasoning != nil {
-		w.reasonDirty = false
-		if err := w.g.Store.UpdateItem(w.ctx, *w.reasoning); err == nil {
-			w.g.Notifier.Publish(w.job.ExchangeID, w.reasoning.ID)
-		}
-	}
-}
-
-// endRound closes this round's reasoning item. When more rounds follow (tool calls), it also writes
-// the text so far; otherwise the text goes out with the final write alone, saving a large UPDATE
-// at the moment the person waits for the end.
+// endRound closes this round's reasoning item. When more rounds follow (tool calls), it also stores
+// the text so far; otherwise the text goes out with the final write alone.
 func (w *answerWriter) endRound(more bool) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.timer != nil {
-		w.timer.Stop()
-		w.timer = nil
-	}
 	if w.reasoning != nil {
 		w.reasoning.Status = db.StatusComplete
 		w.reasonDirty = true
 	}
-	if more && (w.reasonDirty || w.textDirty) {
-		w.flushLocked(db.StatusStreaming, nil)
-	} else {
-		w.flushReasoningLocked()
+	dirty := w.reasonDirty || more && w.textDirty
+	w.mu.Unlock()
+	switch {
+	case more && dirty:
+		w.flush(flushDue, "", nil)
+	case dirty:
+		w.flush(flushReasoning, "", nil)
 	}
 }
 
 // resetText starts the next round's text after a tool call, keeping what was said so far.
 func (w *answerWriter) resetText() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.roundText {
 		w.answer.WriteString("\n\n")
+		w.version++
 	}
 	w.roundText = false
+	w.mu.Unlock()
 }
 
 // publishAnswer republishes the answer (its position changed).
 func (w *answerWriter) publishAnswer() { w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID) }
 
-// finish stores the final status and metadata of the answer.
+// finish stores the final status and metadata of the answer, with its text and search index.
 func (w *answerWriter) finish(status string, meta map[string]any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.timer != nil {
-		w.timer.Stop()
-		w.timer = nil
-	}
 	b, _ := json.Marshal(meta)
-	w.flushLocked(status, b)
-	w.finished = true
-	if err := w.g.Store.IndexMessage(w.ctx, w.job.AnswerID); err != nil { // after the streams have it
-		w.g.Log.Error("indexing answer", "error", err)
-	}
+	w.flush(flushFinal, status, b)
 }

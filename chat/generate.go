@@ -19,7 +19,7 @@ import (
 type Store interface {
 	ExchangeMessages(ctx context.Context, exchangeID int64) ([]db.Message, error)
 	SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
-	IndexMessage(ctx context.Context, id int64) error
+	FinishAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
 	InsertBefore(ctx context.Context, answerID int64, m db.Message) (db.Message, error)
 	UpdateItem(ctx context.Context, m db.Message) error
 	SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]db.SearchHit, error)
@@ -51,8 +51,9 @@ type Job struct {
 }
 
 // Generator runs answers in goroutines that do not depend on any browser connection. At most one
-// answer per exchange runs at a time. Progress is persisted at most every FlushEvery (the first text
-// at once) and each write is published to the Notifier.
+// answer per exchange runs at a time. The running answer's text is held in memory, where streams
+// on this instance read it at once (WatchLive, Live); it is persisted at most every FlushEvery (the
+// first text after 50 ms) and at the end, and each write is published to the Notifier.
 type Generator struct {
 	Store    Store
 	Provider agents.Provider
@@ -60,14 +61,16 @@ type Generator struct {
 	Log      *slog.Logger
 	// Timeout bounds one whole answer, tool calls included.
 	Timeout time.Duration
-	// FlushEvery is the longest time text waits before it is persisted and published (100 ms:
-	// at most ~10 renders per second per stream).
+	// FlushEvery is the longest time text waits before it is persisted and published, which is
+	// how far streams on other instances (and a reload) may lag behind (e.g. 250 ms).
 	FlushEvery time.Duration
 	// HistoryBudget bounds the earlier turns sent to the model, in estimated tokens (4 bytes each).
 	HistoryBudget int
 	// ImproveTitles asks the model for a better title after a conversation's first answer (when
 	// a real model is configured; title.go).
 	ImproveTitles bool
+
+	live liveRegistry // the running answers' writers, by exchange id, and their watches
 
 	mu      sync.Mutex
 	running map[int64]*run // by exchange id
@@ -215,6 +218,7 @@ func (g *Generator) generate(parent context.Context, job Job, release func()) {
 		}
 	}
 	w := &answerWriter{g: g, job: job, ctx: store}
+	g.live.add(job.ExchangeID, w) // until w.finish
 	var usage agents.Usage
 	var result agents.Result
 	var found []agents.SearchResult // what search_workspace calls found, for suggestion cards

@@ -281,6 +281,16 @@ func (s *Store) SetAnswer(ctx context.Context, id int64, content, status string,
 	return notFound(err, "set answer")
 }
 
+// FinishAnswer writes an assistant message's final text and status, merges metadata (when not
+// nil) into the stored metadata's top-level keys, and sets its full-text search vector: one
+// statement for the end of an answer.
+func (s *Store) FinishAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
+		metadata = coalesce(metadata || $4::jsonb, metadata), search = to_tsvector('english', $2),
+		updated_at = now() WHERE id = $1`, id, content, status, nullJSON(metadata))
+	return notFound(err, "finish answer")
+}
+
 // IndexMessage sets the full-text search vector of a message from its content. Answers are indexed
 // once they are final, after their last write was published, so indexing never delays a stream.
 func (s *Store) IndexMessage(ctx context.Context, id int64) error {

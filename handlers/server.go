@@ -93,7 +93,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		closing:  make(chan struct{}),
 		generator: &chat.Generator{
 			Store: d.Store, Provider: provider, Notifier: notifier, Log: d.Logger,
-			Timeout: d.Config.AnswerTimeout, FlushEvery: streamCoalesce, HistoryBudget: 6000,
+			Timeout: d.Config.AnswerTimeout, FlushEvery: durableEvery, HistoryBudget: 6000,
 			ImproveTitles: d.Config.ImproveTitles && provider.Name() != agents.ProviderOffline,
 		},
 	}
