@@ -45,6 +45,12 @@ func (a *app) streamEvents(c echo.Context) error {
 		return err
 	}
 	id := e.ID
+	owner := chatOwner(c)
+	if err := a.streams.acquire(owner); err != nil {
+		c.Response().Header().Set("Retry-After", "10")
+		return err
+	}
+	defer a.streams.release(owner)
 	sub := a.notifier.Subscribe(id) // before the snapshot, so no change falls between the two
 	defer sub.Close()
 	live := a.generator.WatchLive(id)

@@ -49,6 +49,8 @@ type app struct {
 	// closing is closed at shutdown: open streams end so the server can stop.
 	closing   chan struct{}
 	closeOnce sync.Once
+	// streams counts the open SSE streams, bounded per instance and per person.
+	streams *streamCaps
 	// widget caches the floating chat button setting (agent_widget.go).
 	widget widgetCache
 }
@@ -91,6 +93,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		limits:   newLimits(d.Config),
 		notifier: notifier,
 		closing:  make(chan struct{}),
+		streams:  newStreamCaps(d.Config.MaxStreams, d.Config.MaxStreamsPerPerson),
 		generator: &chat.Generator{
 			Store: d.Store, Provider: provider, Notifier: notifier, Log: d.Logger,
 			Timeout: d.Config.AnswerTimeout, FlushEvery: durableEvery, HistoryBudget: 6000,
