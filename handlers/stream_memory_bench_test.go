@@ -125,4 +125,3 @@ func openIdleStream(host, request string) (net.Conn, error) {
 		}
 	}
 }
-
