@@ -31,10 +31,9 @@ type answerWriter struct {
 	version     int64           // increases with each change of answer (LiveAnswer.Version)
 	roundText   bool            // this round has added text
 	textDirty   bool            // text changed since it was last stored
-	wroteText   bool            // some text has been stored
 	reasoning   *db.Message
 	reasonDirty bool
-	firstText   time.Time // when the first text arrived
+	firstDelta  time.Time // when the first text or reasoning arrived
 	lastFlush   time.Time
 	timer       *time.Timer
 
@@ -63,42 +62,37 @@ func (w *answerWriter) emit(ev agents.Event) error {
 		w.version++
 		w.roundText = true
 		w.textDirty = true
-		if w.firstText.IsZero() {
-			w.firstText = time.Now()
-		}
 		w.scheduleLocked()
 		w.mu.Unlock()
 		w.g.live.signal(w.job.ExchangeID)
 	case agents.EventReasoningDelta:
+		// The reasoning item is stored with the first write that carries it (one INSERT with its
+		// text, rather than an empty INSERT now and an UPDATE soon after).
 		w.mu.Lock()
-		defer w.mu.Unlock()
 		if w.reasoning == nil {
-			item, err := w.g.Store.InsertBefore(w.ctx, w.job.AnswerID, db.Message{
-				ParentID: &w.job.AnswerID, Role: db.RoleReasoning, Status: db.StatusStreaming,
-				AgentID: &w.job.Agent.ID, AgentType: w.job.Agent.AgentType,
-			})
-			if err != nil {
-				return err
-			}
-			w.reasoning = &item
-			w.g.Notifier.Publish(w.job.ExchangeID, item.ID)
+			w.reasoning = &db.Message{ParentID: &w.job.AnswerID, Role: db.RoleReasoning, Status: db.StatusStreaming,
+				AgentID: &w.job.Agent.ID, AgentType: w.job.Agent.AgentType}
 		}
 		w.reasoning.Content += ev.Text
 		w.reasonDirty = true
 		w.scheduleLocked()
+		w.mu.Unlock()
 	}
 	return nil
 }
 
-// scheduleLocked arms one trailing write, due firstFlush after the first text or FlushEvery after
+// scheduleLocked arms one trailing write, due firstFlush after the first delta or FlushEvery after
 // the last write.
 func (w *answerWriter) scheduleLocked() {
+	if w.firstDelta.IsZero() {
+		w.firstDelta = time.Now()
+	}
 	if w.timer != nil {
 		return
 	}
 	wait := w.g.FlushEvery - time.Since(w.lastFlush)
-	if !w.wroteText && w.textDirty {
-		wait = firstFlush - time.Since(w.firstText)
+	if w.lastFlush.IsZero() {
+		wait = firstFlush - time.Since(w.firstDelta)
 	}
 	w.timer = time.AfterFunc(max(wait, 0), func() { w.flush(flushDue, "", nil) })
 }
@@ -123,10 +117,10 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 		w.mu.Unlock()
 		return
 	}
-	var reasoning *db.Message
+	var reasoning, item *db.Message // a copy to write, and the writer's own to give its id
 	if w.reasonDirty && w.reasoning != nil {
 		r := *w.reasoning
-		reasoning = &r
+		reasoning, item = &r, w.reasoning
 	}
 	w.reasonDirty = false
 	text, content := false, ""
@@ -138,15 +132,12 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 		text, content = w.textDirty, w.answer.String()
 		w.textDirty = false
 		w.lastFlush = time.Now()
-		w.wroteText = w.wroteText || text
 	}
 	w.finished = mode == flushFinal
 	w.mu.Unlock()
 
 	if reasoning != nil {
-		if err := w.g.Store.UpdateItem(w.ctx, *reasoning); err == nil {
-			w.g.Notifier.Publish(w.job.ExchangeID, reasoning.ID)
-		}
+		w.storeReasoning(reasoning, item)
 	}
 	switch {
 	case mode == flushFinal:
@@ -163,6 +154,27 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 		return
 	}
 	w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
+}
+
+// storeReasoning inserts the reasoning item (its first write) or updates it, and publishes it.
+func (w *answerWriter) storeReasoning(r, item *db.Message) {
+	if r.ID != 0 {
+		if err := w.g.Store.UpdateItem(w.ctx, *r); err != nil {
+			w.g.Log.Error("storing reasoning", "error", err)
+			return
+		}
+		w.g.Notifier.Publish(w.job.ExchangeID, r.ID)
+		return
+	}
+	stored, err := w.g.Store.InsertBefore(w.ctx, w.job.AnswerID, *r)
+	if err != nil {
+		w.g.Log.Error("storing reasoning", "error", err)
+		return
+	}
+	w.mu.Lock()
+	item.ID = stored.ID
+	w.mu.Unlock()
+	w.g.Notifier.Publish(w.job.ExchangeID, stored.ID)
 }
 
 // endRound closes this round's reasoning item. When more rounds follow (tool calls), it also stores

@@ -22,6 +22,7 @@ type Store interface {
 	FinishAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
 	InsertBefore(ctx context.Context, answerID int64, m db.Message) (db.Message, error)
 	UpdateItem(ctx context.Context, m db.Message) error
+	FinishToolCall(ctx context.Context, answerID int64, call, output db.Message) (db.Message, error)
 	SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]db.SearchHit, error)
 	Specialists(ctx context.Context) ([]db.Agent, error)
 	HandOff(ctx context.Context, answerID, agentID int64, agentType string, metadata json.RawMessage) error
@@ -416,22 +417,21 @@ func (g *Generator) callTool(ctx, store context.Context, job Job, w *answerWrite
 	started := time.Now()
 	output, results, ok := g.runTool(ctx, job, call)
 	ms := int(time.Since(started).Milliseconds())
-	if err == nil {
-		item.Status, item.DurationMS = db.StatusComplete, &ms
-		if !ok {
-			item.Status = db.StatusFailed
-		}
-		_ = g.Store.UpdateItem(store, item)
-		g.Notifier.Publish(job.ExchangeID, item.ID)
-	}
 	status := db.StatusComplete
 	if !ok {
 		status = db.StatusFailed
 	}
-	out, err := g.Store.InsertBefore(store, job.AnswerID, db.Message{
+	out := db.Message{
 		ParentID: &job.AnswerID, Role: db.RoleFunctionCallOutput, Status: status, AgentID: &job.Agent.ID,
 		AgentType: job.Agent.AgentType, ToolName: call.Name, ToolCallID: call.ID, ToolResult: output, DurationMS: &ms,
-	})
+	}
+	if err == nil { // the call's outcome and its output in one write
+		item.Status, item.DurationMS = status, &ms
+		out, err = g.Store.FinishToolCall(store, job.AnswerID, item, out)
+		g.Notifier.Publish(job.ExchangeID, item.ID)
+	} else {
+		out, err = g.Store.InsertBefore(store, job.AnswerID, out)
+	}
 	if err == nil {
 		g.Notifier.Publish(job.ExchangeID, out.ID)
 	}
