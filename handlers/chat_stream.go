@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -346,19 +347,26 @@ func startSSE(c echo.Context) *sseWriter {
 
 func (s *sseWriter) event(name, data string) error {
 	s.id++
-	var b strings.Builder
-	fmt.Fprintf(&b, "id: %d-%d\nevent: %s\n", time.Now().UnixMilli(), s.id, name)
-	for _, line := range strings.Split(data, "\n") {
+	b := eventBuffers.Get().(*bytes.Buffer)
+	defer eventBuffers.Put(b)
+	b.Reset()
+	b.Grow(len(data) + len(data)/8 + 64)
+	fmt.Fprintf(b, "id: %d-%d\nevent: %s\n", time.Now().UnixMilli(), s.id, name)
+	for line := range strings.SplitSeq(data, "\n") {
 		b.WriteString("data: ")
 		b.WriteString(strings.TrimSuffix(line, "\r"))
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	if _, err := s.w.Write([]byte(b.String())); err != nil {
+	if _, err := s.w.Write(b.Bytes()); err != nil {
 		return err
 	}
 	return s.rc.Flush()
 }
+
+// eventBuffers holds the buffers events are framed in, shared by all streams (an idle stream
+// keeps none).
+var eventBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (s *sseWriter) comment(text string) error {
 	if _, err := s.w.Write([]byte(": " + text + "\n\n")); err != nil {
