@@ -60,9 +60,11 @@ test: assets chromium ## Run every test against a real PostgreSQL and headless C
 	@url=$${PARLEY_TEST_DATABASE_URL:-$$($(PGCTL) start)} || exit 1; \
 	PARLEY_TEST_DATABASE_URL=$$url $(GO) test -race -count=1 -timeout 20m ./...
 
-bench: assets ## Run the benchmarks once each
-	@url=$${PARLEY_TEST_DATABASE_URL:-$$($(PGCTL) start)} || exit 1; \
-	PARLEY_TEST_DATABASE_URL=$$url $(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./...
+bench: assets ## Run the benchmarks once each, then print the chat engine's figures as a table
+	@url=$${PARLEY_TEST_DATABASE_URL:-$$($(PGCTL) start)} || exit 1; mkdir -p test-artifacts; \
+	set -o pipefail; PARLEY_TEST_DATABASE_URL=$$url $(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./... \
+	  | tee test-artifacts/bench.txt; status=$$?; \
+	awk -f handlers/testdata/engine-bench-table.awk test-artifacts/bench.txt; exit $$status
 
 lint: ## gofmt, go vet, templ generate -check
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
