@@ -78,6 +78,12 @@ func (a *app) streamEvents(c echo.Context) error {
 	kick := make(chan struct{}, 1)
 	kick <- struct{}{}
 	for {
+		// While a window is open the live answer is read when it ends, so its every delta need not
+		// wake the stream.
+		liveReady := live.Ready()
+		if window != nil {
+			liveReady = nil
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -90,10 +96,10 @@ func (a *app) streamEvents(c echo.Context) error {
 			continue
 		case <-sub.Ready():
 			pending = appendNew(pending, sub.Take())
-		case <-live.Ready():
+		case <-liveReady:
 			liveDirty = true
 		case <-window:
-			window = nil
+			window, liveDirty = nil, true
 		case <-kick:
 		}
 		var la chat.LiveAnswer
