@@ -65,9 +65,11 @@ faults: assets ## kill -9 an instance 100 times mid-POST and mid-answer (make te
 	PARLEY_TEST_DATABASE_URL=$$url PARLEY_FAULT_ROUNDS=100 $(GO) test -count=1 -timeout 30m -v \
 	  -run 'TestKillNineNeverLosesNorDuplicatesMessages' ./handlers/ | grep -v '^=== RUN'
 
-bench: assets ## Run the benchmarks once each
-	@url=$${PARLEY_TEST_DATABASE_URL:-$$($(PGCTL) start)} || exit 1; \
-	PARLEY_TEST_DATABASE_URL=$$url $(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./...
+bench: assets ## Run the benchmarks once each, then print the chat engine's figures as a table
+	@url=$${PARLEY_TEST_DATABASE_URL:-$$($(PGCTL) start)} || exit 1; mkdir -p test-artifacts; \
+	set -o pipefail; PARLEY_TEST_DATABASE_URL=$$url $(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./... \
+	  | tee test-artifacts/bench.txt; status=$$?; \
+	awk -f handlers/testdata/engine-bench-table.awk test-artifacts/bench.txt; exit $$status
 
 lint: node_modules/.installed ## gofmt, go vet, templ generate -check, OpenAPI lint (redocly recommended rules, swagger-parser)
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '_templ.go$$')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

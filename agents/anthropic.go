@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -26,7 +25,7 @@ type Anthropic struct {
 	client         anthropic.Client
 	model          string
 	key            string
-	idle           time.Duration
+	idle           silenceLimits
 	thinkingBudget int // tokens of extended thinking when a Request asks to Think
 }
 
@@ -69,8 +68,10 @@ func (p *Anthropic) Model() string { return p.model }
 // Stream implements Provider.
 func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) error) (Result, error) {
 	a := newAssembler(emit)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := newIdleWatch(p.idle, cancel) // armed before the request: a silent upstream times out too
+	defer idle.Stop()
 
 	var resp *http.Response
 	stream := p.client.Messages.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp))
@@ -81,9 +82,9 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) er
 	blocks := anthropicBlocks{}
 	return streamReader{
 		key:   p.key,
-		idle:  p.idle,
+		idle:  idle,
 		event: func(ev sseEvent) (bool, error) { return p.event(a, blocks, ev) },
-	}.read(ctx, a, resp, cancel)
+	}.read(ctx, a, resp)
 }
 
 // anthropicBlocks follows the open content blocks by their content index: a tool_use block's tool

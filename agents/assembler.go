@@ -279,7 +279,7 @@ func (a *assembler) classify(truncated bool) {
 // lost nothing of the answer, so that stream still completes.
 func (a *assembler) stop(ctx context.Context, idle *idleWatch, cause error) (Result, error) {
 	if a.finish == "" || ctx.Err() != nil || (idle != nil && idle.fired()) {
-		a.fail(stoppedError(ctx, idle, cause))
+		a.fail(stoppedError(ctx, cause))
 	}
 	return a.result()
 }

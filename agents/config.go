@@ -17,9 +17,17 @@ const (
 	ProviderAnthropic = "anthropic"
 )
 
-// DefaultIdleTimeout is how long a model stream may stay silent before it is abandoned with an
-// error of kind timeout. Reasoning models can think for minutes before the first byte.
-const DefaultIdleTimeout = 5 * time.Minute
+// DefaultFirstByteTimeout is how long a model may take, from the request, to send the first byte
+// of its answer before the answer is abandoned with an error of kind timeout. It is generous
+// because a local server may first load the model from disk (Ollama, llama.cpp: seconds to tens of
+// seconds) and a hosted one may queue the request or retry it.
+const DefaultFirstByteTimeout = 60 * time.Second
+
+// DefaultIdleTimeout is how long a model stream may stay silent once its body started (between
+// two deltas, keep-alive comments included) before it is abandoned with an error of kind timeout.
+// A streaming model sends tokens many times a second; servers that think before answering send
+// reasoning or keep-alive comments meanwhile, so 30 s of silence means a stalled upstream.
+const DefaultIdleTimeout = 30 * time.Second
 
 // MinThinkingBudget is the smallest extended thinking budget Anthropic accepts, in tokens.
 const MinThinkingBudget = 1024
@@ -33,20 +41,22 @@ const MinThinkingBudget = 1024
 //     PARLEY_ANTHROPIC_API_KEY (required). Never logged, never put in an error.
 //   - Model: PARLEY_OPENAI_MODEL or PARLEY_ANTHROPIC_MODEL, required for those kinds.
 //   - OfflineDelay: pause between streamed words of the offline provider; 0 in tests.
+//   - FirstByteTimeout: see DefaultFirstByteTimeout (used when 0).
 //   - IdleTimeout: see DefaultIdleTimeout (used when 0).
 //   - ThinkingBudget: anthropic: PARLEY_ANTHROPIC_THINKING_BUDGET, the tokens of extended thinking
 //     when an agent with the reasoning capability asks (Request.Think); DefaultThinkingBudget when
 //     0, at least 1,024 (Anthropic's minimum) otherwise.
 //   - HTTPClient: optional; nil uses the SDK's default client.
 type Config struct {
-	Kind           string
-	BaseURL        string
-	APIKey         string
-	Model          string
-	OfflineDelay   time.Duration
-	IdleTimeout    time.Duration
-	ThinkingBudget int
-	HTTPClient     *http.Client
+	Kind             string
+	BaseURL          string
+	APIKey           string
+	Model            string
+	OfflineDelay     time.Duration
+	FirstByteTimeout time.Duration
+	IdleTimeout      time.Duration
+	ThinkingBudget   int
+	HTTPClient       *http.Client
 }
 
 // New builds the provider cfg names. Its errors name the environment variable to fix and never
@@ -122,9 +132,14 @@ func checkKey(key, env string) error {
 	return nil
 }
 
-func idleLimit(cfg Config) time.Duration {
-	if cfg.IdleTimeout > 0 {
-		return cfg.IdleTimeout
+// idleLimit is cfg's silence limits, with the defaults for those left 0.
+func idleLimit(cfg Config) silenceLimits {
+	l := silenceLimits{FirstByte: cfg.FirstByteTimeout, Idle: cfg.IdleTimeout}
+	if l.FirstByte <= 0 {
+		l.FirstByte = DefaultFirstByteTimeout
 	}
-	return DefaultIdleTimeout
+	if l.Idle <= 0 {
+		l.Idle = DefaultIdleTimeout
+	}
+	return l
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -28,7 +27,7 @@ type OpenAI struct {
 	model    string
 	key      string
 	official bool // api.openai.com: caps the answer with max_completion_tokens, not max_tokens
-	idle     time.Duration
+	idle     silenceLimits
 }
 
 // DefaultOpenAIBaseURL is used when Config.BaseURL is empty.
@@ -62,8 +61,10 @@ func (p *OpenAI) Model() string { return p.model }
 // Stream implements Provider.
 func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error) (Result, error) {
 	a := newAssembler(emit)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := newIdleWatch(p.idle, cancel) // armed before the request: a silent upstream times out too
+	defer idle.Stop()
 
 	var resp *http.Response
 	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp))
@@ -73,7 +74,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 	}
 	return streamReader{
 		key:  p.key,
-		idle: p.idle,
+		idle: idle,
 		event: func(ev sseEvent) (bool, error) {
 			if bytes.Equal(bytes.TrimSpace(ev.Data), []byte("[DONE]")) {
 				return true, nil
@@ -81,7 +82,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 			return false, p.chunk(a, ev)
 		},
 		whole: func(body []byte) bool { return p.completion(a, body) },
-	}.read(ctx, a, resp, cancel)
+	}.read(ctx, a, resp)
 }
 
 // chunk feeds one chat.completion.chunk (or error frame) to a. It returns emit's error.

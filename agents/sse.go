@@ -3,7 +3,9 @@ package agents
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync/atomic"
 	"time"
@@ -115,19 +117,55 @@ func (d *sseDecoder) readLine() ([]byte, error) {
 	}
 }
 
-// idleWatch abandons a stream whose upstream stays silent longer than limit: each read resets the
-// timer, and when it fires, stop (a context cancel) aborts the blocked read.
-type idleWatch struct {
-	limit time.Duration
-	timer *time.Timer
-	hit   atomic.Bool
+// silenceLimits bound how long an upstream may stay silent: FirstByte from sending the request
+// until the first byte of the response body (headers, retries and a model still loading included),
+// Idle between any two reads once the body has started.
+type silenceLimits struct {
+	FirstByte, Idle time.Duration
 }
 
-func newIdleWatch(limit time.Duration, stop func()) *idleWatch {
-	w := &idleWatch{limit: limit}
-	w.timer = time.AfterFunc(limit, func() {
+// silenceError is the cancel cause an idleWatch gives its stream's context when a limit passes.
+type silenceError struct {
+	limit   time.Duration
+	started bool // the body had started: the Idle limit passed, not FirstByte
+}
+
+func (e *silenceError) Error() string {
+	if e.started {
+		return fmt.Sprintf("The model sent nothing for %s after it started answering, so the answer was abandoned (its text so far is kept).", seconds(e.limit))
+	}
+	return fmt.Sprintf("The model sent nothing for %s after the request, so the answer was abandoned.", seconds(e.limit))
+}
+
+// seconds writes d as "30 s" when it is whole seconds, else in Go's notation ("250ms").
+func seconds(d time.Duration) string {
+	if d >= time.Second && d%time.Second == 0 {
+		return fmt.Sprintf("%d s", d/time.Second)
+	}
+	return d.String()
+}
+
+// idleWatch abandons a stream whose upstream stays silent too long: it is armed with the FirstByte
+// limit before the request is sent; every read of the body that returns bytes rearms it with the
+// Idle limit; when it fires, stop cancels the stream's context with a *silenceError cause, which
+// aborts a blocked request or read, and stoppedError turns that cause into the failure's message.
+type idleWatch struct {
+	limits  silenceLimits
+	timer   *time.Timer
+	started atomic.Bool
+	hit     atomic.Bool
+}
+
+func newIdleWatch(limits silenceLimits, stop context.CancelCauseFunc) *idleWatch {
+	w := &idleWatch{limits: limits}
+	w.timer = time.AfterFunc(limits.FirstByte, func() {
 		w.hit.Store(true)
-		stop()
+		started := w.started.Load()
+		limit := limits.FirstByte
+		if started {
+			limit = limits.Idle
+		}
+		stop(&silenceError{limit: limit, started: started})
 	})
 	return w
 }
@@ -136,7 +174,7 @@ func (w *idleWatch) fired() bool { return w.hit.Load() }
 
 func (w *idleWatch) Stop() { w.timer.Stop() }
 
-// reader wraps r so every read that returns bytes rearms the timer.
+// reader wraps r so every read that returns bytes rearms the timer with the Idle limit.
 func (w *idleWatch) reader(r io.Reader) io.Reader { return idleReader{r: r, w: w} }
 
 type idleReader struct {
@@ -147,7 +185,8 @@ type idleReader struct {
 func (ir idleReader) Read(p []byte) (int, error) {
 	n, err := ir.r.Read(p)
 	if n > 0 && !ir.w.fired() {
-		ir.w.timer.Reset(ir.w.limit)
+		ir.w.started.Store(true)
+		ir.w.timer.Reset(ir.w.limits.Idle)
 	}
 	return n, err
 }

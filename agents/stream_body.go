@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
@@ -22,7 +21,7 @@ import (
 // answer it understood.
 type streamReader struct {
 	key   string
-	idle  time.Duration
+	idle  *idleWatch // armed by the provider before it sent the request
 	event func(sseEvent) (end bool, err error)
 	whole func(body []byte) bool
 }
@@ -34,11 +33,10 @@ const maxWholeBody = 1 << 20
 // event stream: a text/event-stream type, or a body that begins like one whatever its type says.
 // An HTML page (a proxy's error or sign-in page), JSON or other text is named for what it was. It
 // then feeds each event to r.event until the end marker, the end of the body, a read failure,
-// an upstream error or emit's error, and returns the assembled Result. cancel aborts the request
-// (the idle watchdog uses it).
-func (r streamReader) read(ctx context.Context, a *assembler, resp *http.Response, cancel func()) (Result, error) {
-	idle := newIdleWatch(r.idle, cancel)
-	defer idle.Stop()
+// an upstream error or emit's error, and returns the assembled Result. Every read of the body
+// rearms r.idle, the provider's silence watchdog.
+func (r streamReader) read(ctx context.Context, a *assembler, resp *http.Response) (Result, error) {
+	idle := r.idle
 	body := bufio.NewReaderSize(idle.reader(resp.Body), 64<<10)
 	switch kind := bodyKind(resp.Header.Get("Content-Type"), body); kind {
 	case "event-stream":

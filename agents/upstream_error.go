@@ -57,12 +57,14 @@ func KindOf(err error) ErrorKind {
 	return ""
 }
 
-// stoppedError explains why reading stopped early: ctx was canceled or its deadline passed, the
-// idle watchdog fired, or the connection broke (cause, which may be nil at a clean EOF).
-func stoppedError(ctx context.Context, idle *idleWatch, cause error) *UpstreamError {
+// stoppedError explains why reading stopped early: the idle watchdog fired (ctx's cancel cause is a
+// *silenceError), ctx was canceled or its deadline passed, or the connection broke (cause, which may
+// be nil at a clean EOF).
+func stoppedError(ctx context.Context, cause error) *UpstreamError {
+	var silent *silenceError
 	switch {
-	case idle != nil && idle.fired():
-		return &UpstreamError{Kind: KindTimeout, Message: fmt.Sprintf("The model sent nothing for %s, so the answer was abandoned.", idle.limit), Err: cause}
+	case ctx.Err() != nil && errors.As(context.Cause(ctx), &silent):
+		return &UpstreamError{Kind: KindTimeout, Message: silent.Error(), Err: silent}
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return &UpstreamError{Kind: KindTimeout, Message: "The answer took too long and was stopped.", Err: ctx.Err()}
 	case ctx.Err() != nil:
@@ -84,7 +86,7 @@ func stoppedError(ctx context.Context, idle *idleWatch, cause error) *UpstreamEr
 // everything shown.
 func requestError(ctx context.Context, err error, resp *http.Response, key string) *UpstreamError {
 	if ctx.Err() != nil {
-		return stoppedError(ctx, nil, err)
+		return stoppedError(ctx, err)
 	}
 	if resp != nil && resp.StatusCode >= 400 {
 		var body []byte

@@ -11,207 +11,267 @@ import (
 	"parley/db"
 )
 
-// answerWriter persists a streaming answer: the text into the assistant message and the reasoning
-// into a reasoning item before it. The first text is written at once; later text at most every
-// FlushEvery, plus a trailing write so nothing waits longer than that. Each write is published.
+// firstFlush is how long the first text of an answer waits before it is stored: an answer that
+// ends sooner (a fast local model, the offline agent) costs one final write instead of two.
+const firstFlush = 50 * time.Millisecond
+
+// answerWriter holds a streaming answer in memory and persists it: the text into the assistant
+// message and the reasoning into a reasoning item before it. Streams on this instance read the
+// text from memory (Generator.Live, signalled on every delta); the database, and with it every
+// other instance, gets it on a durable cadence: the first text after firstFlush, later text at most
+// every FlushEvery, and the final write. Each write is published. Writes happen outside the
+// provider's goroutine (a timer), so a slow database never slows the relay. While the database is
+// unreachable the text stays in memory: a streaming write that fails leaves it for the next one,
+// and the final write is retried (Generator.untilReachable) until the answer's time is up.
 type answerWriter struct {
 	g   *Generator
 	job Job
+	// ctx carries the generation's lease (db.WithLease); it is read and replaced under writeMu.
 	ctx context.Context
 	// until bounds retrying the final write while the database is unreachable (the answer timeout).
 	until time.Time
 
 	mu          sync.Mutex
 	answer      strings.Builder // the answer so far, all rounds (a Builder: appending 2,000 deltas stays linear)
+	version     int64           // increases with each change of answer (LiveAnswer.Version)
 	roundStart  int             // where this round's text begins in answer
 	roundText   bool            // this round has added text
-	textDirty   bool
-	wroteText   bool
+	textDirty   bool            // text changed since it was last stored
 	reasoning   *db.Message
 	reasonDirty bool
+	firstDelta  time.Time // when the first text or reasoning arrived
 	lastFlush   time.Time
 	timer       *time.Timer
-	// markedStreaming: the answer's status is streaming in the database.
-	markedStreaming bool
-	// finished: the final state is written, and no later flush may overwrite it.
+
+	// writeMu serialises the store writes, so a periodic write never lands after the final one.
+	writeMu sync.Mutex
+	// finished: the final state is written (under writeMu), and no later write may overwrite it.
 	finished bool
+	// claimed: the answer is marked streaming under this generation's lease (under writeMu).
+	claimed bool
 }
 
+// startRound begins a model call: its reasoning gets a new item. Streams on this instance show the
+// answer as streaming at once. The first round also marks the answer streaming in the database,
+// which claims it for this generation's lease: from then on the heartbeat keeps it, however long
+// the model takes to send its first text, and no other instance's reaper takes it for abandoned.
 func (w *answerWriter) startRound() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.reasoning = nil
 	w.roundStart = w.answer.Len()
-	if !w.markedStreaming {
-		w.flushLocked(db.StatusStreaming, nil) // pending → streaming: the typing indicator shows
+	w.version++
+	w.mu.Unlock()
+	w.g.live.signal(w.job.ExchangeID)
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	if w.claimed || w.finished {
+		return
 	}
+	if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, "", db.StatusStreaming, nil); err != nil {
+		if !db.Unreachable(err) { // else a later write claims it
+			w.g.Log.Error("storing answer", "error", err)
+		}
+		return
+	}
+	w.claimLocked()
+	w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
+}
+
+// claimLocked records that the answer was written under the lease: from now on only while the
+// answer is this generation's (db.WithClaimedLease). writeMu is held.
+func (w *answerWriter) claimLocked() {
+	w.claimed = true
+	w.ctx = db.WithClaimedLease(w.ctx)
 }
 
 // emit receives provider events (from the provider's goroutine).
 func (w *answerWriter) emit(ev agents.Event) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	switch ev.Kind {
 	case agents.EventTextDelta:
+		w.mu.Lock()
 		w.answer.WriteString(ev.Text)
+		w.version++
 		w.roundText = true
 		w.textDirty = true
-		if !w.wroteText {
-			w.wroteText = true
-			w.flushLocked(db.StatusStreaming, nil)
-			return nil
-		}
+		w.scheduleLocked()
+		w.mu.Unlock()
+		w.g.live.signal(w.job.ExchangeID)
 	case agents.EventTextWasReasoning:
 		// The round's text so far was reasoning (a closing </think> without an opening tag).
+		w.mu.Lock()
 		kept := w.answer.String()[:w.roundStart]
 		w.answer.Reset()
 		w.answer.WriteString(kept)
+		w.version++
 		w.roundText = false
 		w.textDirty = true
-		if err := w.addReasoning(ev.Text); err != nil {
-			return err
-		}
+		w.addReasoningLocked(ev.Text)
+		w.scheduleLocked()
+		w.mu.Unlock()
+		w.g.live.signal(w.job.ExchangeID)
 	case agents.EventReasoningDelta:
-		if err := w.addReasoning(ev.Text); err != nil {
-			return err
-		}
-	default:
-		return nil
+		w.mu.Lock()
+		w.addReasoningLocked(ev.Text)
+		w.scheduleLocked()
+		w.mu.Unlock()
 	}
-	w.scheduleLocked()
 	return nil
 }
 
-// addReasoning appends to this round's reasoning item, inserting it before the answer first.
-func (w *answerWriter) addReasoning(text string) error {
+// addReasoningLocked appends to this round's reasoning item. The item is stored with the first
+// write that carries it (one INSERT with its text, rather than an empty INSERT now and an UPDATE
+// soon after).
+func (w *answerWriter) addReasoningLocked(text string) {
 	if w.reasoning == nil {
-		item, err := w.g.Store.InsertBefore(w.ctx, w.job.AnswerID, db.Message{
-			ParentID: &w.job.AnswerID, Role: db.RoleReasoning, Status: db.StatusStreaming,
-			AgentID: &w.job.Agent.ID, AgentType: w.job.Agent.AgentType,
-		})
-		if err != nil {
-			return err
-		}
-		w.reasoning = &item
+		w.reasoning = &db.Message{ParentID: &w.job.AnswerID, Role: db.RoleReasoning, Status: db.StatusStreaming,
+			AgentID: &w.job.Agent.ID, AgentType: w.job.Agent.AgentType}
 	}
 	w.reasoning.Content += text
 	w.reasonDirty = true
-	return nil
 }
 
-// scheduleLocked writes now when the last write is FlushEvery old, else arms one trailing write.
+// scheduleLocked arms one trailing write, due firstFlush after the first delta or FlushEvery after
+// the last write.
 func (w *answerWriter) scheduleLocked() {
-	wait := w.g.FlushEvery - time.Since(w.lastFlush)
-	if wait <= 0 {
-		w.flushLocked(db.StatusStreaming, nil)
+	if w.firstDelta.IsZero() {
+		w.firstDelta = time.Now()
+	}
+	if w.timer != nil {
 		return
 	}
-	if w.timer == nil {
-		var t *time.Timer
-		t = time.AfterFunc(wait, func() {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			if w.timer != t || w.finished {
-				return // stopped or superseded after it fired
-			}
-			w.timer = nil
-			w.flushLocked(db.StatusStreaming, nil)
-		})
-		w.timer = t
+	wait := w.g.FlushEvery - time.Since(w.lastFlush)
+	if w.lastFlush.IsZero() {
+		wait = firstFlush - time.Since(w.firstDelta)
 	}
+	w.timer = time.AfterFunc(max(wait, 0), func() { w.flush(flushDue, "", nil) })
 }
 
-// flushLocked writes what changed and publishes it. status and meta apply to the answer.
-func (w *answerWriter) flushLocked(status string, meta json.RawMessage) {
-	w.lastFlush = time.Now()
-	w.flushReasoningLocked()
-	if w.textDirty || status != db.StatusStreaming || meta != nil || !w.markedStreaming {
-		if err := w.setAnswer(status, meta); err != nil {
-			if status != db.StatusStreaming || !db.Unreachable(err) { // else the next write carries the text
+// flushMode says what a flush stores.
+type flushMode int
+
+const (
+	flushDue       flushMode = iota // what changed: text (as streaming) and reasoning
+	flushReasoning                  // the reasoning item only; the text waits for the final write
+	flushFinal                      // everything, with the answer's final status; nothing after it
+)
+
+// flush stores what mode says and publishes each write. For flushFinal, status and meta (merged
+// into the stored metadata's top-level keys) are the answer's final state, stored with its search
+// index.
+func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage) {
+	w.writeMu.Lock()
+	defer w.writeMu.Unlock()
+	w.mu.Lock()
+	if w.finished {
+		w.mu.Unlock()
+		return
+	}
+	var reasoning, item *db.Message // a copy to write, and the writer's own to give its id
+	if w.reasonDirty && w.reasoning != nil {
+		r := *w.reasoning
+		reasoning, item = &r, w.reasoning
+	}
+	w.reasonDirty = false
+	text, content := false, ""
+	if mode != flushReasoning {
+		if w.timer != nil {
+			w.timer.Stop() // a due flush is this timer's own, or ran early for a tool call
+			w.timer = nil
+		}
+		text, content = w.textDirty, w.answer.String()
+		w.textDirty = false
+		w.lastFlush = time.Now()
+	}
+	w.finished = mode == flushFinal
+	w.mu.Unlock()
+
+	if reasoning != nil {
+		w.storeReasoning(reasoning, item)
+	}
+	switch {
+	case mode == flushFinal:
+		until := w.until
+		if least := time.Now().Add(w.g.lease()); until.Before(least) { // an answer that ended at its timeout
+			until = least
+		}
+		if err := w.g.untilReachable(w.ctx, until, func(ctx context.Context) error {
+			return w.g.Store.FinishAnswer(ctx, w.job.AnswerID, content, status, meta)
+		}); err != nil {
+			w.g.Log.Error("storing answer", "error", err)
+		}
+		w.g.live.remove(w.job.ExchangeID, w) // before the notice: streams then read the final state
+	case text:
+		if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, content, db.StatusStreaming, nil); err != nil {
+			if !db.Unreachable(err) {
 				w.g.Log.Error("storing answer", "error", err)
 			}
+			w.mu.Lock()
+			w.textDirty = true // the text stays in memory for the next write
+			w.mu.Unlock()
 			return
 		}
-		w.ctx = db.WithClaimedLease(w.ctx) // written once: from now on only while the answer is ours
-		w.markedStreaming = true
-		w.textDirty = false
-		w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
+		w.claimLocked()
+	default:
+		return
 	}
+	w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
 }
 
-// setAnswer stores the answer. A streaming write that fails leaves the text dirty for the next
-// one (the text stays in memory); the final write is retried while the database is unreachable,
-// until w.until.
-func (w *answerWriter) setAnswer(status string, meta json.RawMessage) error {
-	content := w.answer.String()
-	if status == db.StatusStreaming {
-		return w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, content, status, meta)
-	}
-	until := w.until
-	if least := time.Now().Add(w.g.lease()); until.Before(least) { // an answer that ended at its timeout
-		until = least
-	}
-	return w.g.untilReachable(w.ctx, until, func(ctx context.Context) error {
-		return w.g.Store.SetAnswer(ctx, w.job.AnswerID, content, status, meta)
-	})
-}
-
-// flushReasoningLocked writes the reasoning item if it changed, and publishes it.
-func (w *answerWriter) flushReasoningLocked() {
-	if w.reasonDirty && w.reasoning != nil {
-		if err := w.g.Store.UpdateItem(w.ctx, *w.reasoning); err == nil {
-			w.reasonDirty = false
-			w.g.Notifier.Publish(w.job.ExchangeID, w.reasoning.ID)
+// storeReasoning inserts the reasoning item (its first write) or updates it, and publishes it.
+func (w *answerWriter) storeReasoning(r, item *db.Message) {
+	if r.ID != 0 {
+		if err := w.g.Store.UpdateItem(w.ctx, *r); err != nil {
+			w.g.Log.Error("storing reasoning", "error", err)
+			return
 		}
+		w.g.Notifier.Publish(w.job.ExchangeID, r.ID)
+		return
 	}
+	stored, err := w.g.Store.InsertBefore(w.ctx, w.job.AnswerID, *r)
+	if err != nil {
+		w.g.Log.Error("storing reasoning", "error", err)
+		return
+	}
+	w.mu.Lock()
+	item.ID = stored.ID
+	w.mu.Unlock()
+	w.g.Notifier.Publish(w.job.ExchangeID, stored.ID)
 }
 
-// endRound closes this round's reasoning item. When more rounds follow (tool calls), it also writes
-// the text so far; otherwise the text goes out with the final write alone, saving a large UPDATE
-// at the moment the person waits for the end.
+// endRound closes this round's reasoning item. When more rounds follow (tool calls), it also stores
+// the text so far; otherwise the text goes out with the final write alone.
 func (w *answerWriter) endRound(more bool) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.timer != nil {
-		w.timer.Stop()
-		w.timer = nil
-	}
 	if w.reasoning != nil {
 		w.reasoning.Status = db.StatusComplete
 		w.reasonDirty = true
 	}
-	if more && (w.reasonDirty || w.textDirty) {
-		w.flushLocked(db.StatusStreaming, nil)
-	} else {
-		w.flushReasoningLocked()
+	dirty := w.reasonDirty || more && w.textDirty
+	w.mu.Unlock()
+	switch {
+	case more && dirty:
+		w.flush(flushDue, "", nil)
+	case dirty:
+		w.flush(flushReasoning, "", nil)
 	}
 }
 
 // resetText starts the next round's text after a tool call, keeping what was said so far.
 func (w *answerWriter) resetText() {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	if w.roundText {
 		w.answer.WriteString("\n\n")
+		w.version++
 	}
 	w.roundText = false
+	w.mu.Unlock()
 }
 
 // publishAnswer republishes the answer (its position changed).
 func (w *answerWriter) publishAnswer() { w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID) }
 
-// finish stores the final status and metadata of the answer.
+// finish stores the final status and metadata of the answer, with its text and search index.
 func (w *answerWriter) finish(status string, meta map[string]any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.timer != nil {
-		w.timer.Stop()
-		w.timer = nil
-	}
 	b, _ := json.Marshal(meta)
-	w.flushLocked(status, b)
-	w.finished = true
-	if err := w.g.Store.IndexMessage(w.ctx, w.job.AnswerID); err != nil { // after the streams have it
-		w.g.Log.Error("indexing answer", "error", err)
-	}
+	w.flush(flushFinal, status, b)
 }

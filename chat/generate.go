@@ -20,9 +20,10 @@ import (
 type Store interface {
 	ExchangeMessages(ctx context.Context, exchangeID int64) ([]db.Message, error)
 	SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
-	IndexMessage(ctx context.Context, id int64) error
+	FinishAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
 	InsertBefore(ctx context.Context, answerID int64, m db.Message) (db.Message, error)
 	UpdateItem(ctx context.Context, m db.Message) error
+	FinishToolCall(ctx context.Context, answerID int64, call, output db.Message) (db.Message, error)
 	SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]db.SearchHit, error)
 	Specialists(ctx context.Context) ([]db.Agent, error)
 	HandOff(ctx context.Context, answerID, agentID int64, agentType string, metadata json.RawMessage) error
@@ -53,8 +54,9 @@ type Job struct {
 }
 
 // Generator runs answers in goroutines that do not depend on any browser connection. At most one
-// answer per exchange runs at a time. Progress is persisted at most every FlushEvery (the first text
-// at once) and each write is published to the Notifier.
+// answer per exchange runs at a time. The running answer's text is held in memory, where streams
+// on this instance read it at once (WatchLive, Live); it is persisted at most every FlushEvery (the
+// first text after 50 ms) and at the end, and each write is published to the Notifier.
 type Generator struct {
 	Store    Store
 	Provider agents.Provider
@@ -62,8 +64,8 @@ type Generator struct {
 	Log      *slog.Logger
 	// Timeout bounds one whole answer, tool calls included.
 	Timeout time.Duration
-	// FlushEvery is the longest time text waits before it is persisted and published (100 ms:
-	// at most ~10 renders per second per stream).
+	// FlushEvery is the longest time text waits before it is persisted and published, which is
+	// how far streams on other instances (and a reload) may lag behind (e.g. 250 ms).
 	FlushEvery time.Duration
 	// HistoryBudget bounds the earlier turns sent to the model, in estimated tokens (4 bytes each).
 	HistoryBudget int
@@ -75,6 +77,8 @@ type Generator struct {
 	// Lease is how long an answer stays claimed by this instance without a heartbeat: leases are
 	// renewed every Lease/5, and answers whose lease expired are marked interrupted (lease.go).
 	Lease time.Duration
+
+	live liveRegistry // the running answers' writers, by exchange id, and their watches
 
 	mu       sync.Mutex
 	running  map[int64]*run // by exchange id
@@ -268,6 +272,7 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 		}
 	}
 	w := &answerWriter{g: g, job: job, ctx: store, until: started.Add(g.Timeout)}
+	g.live.add(job.ExchangeID, w) // until w.finish
 	var usage agents.Usage
 	var result agents.Result
 	var found []agents.SearchResult // what search_workspace calls found, for suggestion cards
@@ -475,22 +480,21 @@ func (g *Generator) callTool(ctx, store context.Context, job Job, w *answerWrite
 	started := time.Now()
 	output, results, ok := g.runTool(ctx, job, call)
 	ms := int(time.Since(started).Milliseconds())
-	if err == nil {
-		item.Status, item.DurationMS = db.StatusComplete, &ms
-		if !ok {
-			item.Status = db.StatusFailed
-		}
-		_ = g.Store.UpdateItem(store, item)
-		g.Notifier.Publish(job.ExchangeID, item.ID)
-	}
 	status := db.StatusComplete
 	if !ok {
 		status = db.StatusFailed
 	}
-	out, err := g.Store.InsertBefore(store, job.AnswerID, db.Message{
+	out := db.Message{
 		ParentID: &job.AnswerID, Role: db.RoleFunctionCallOutput, Status: status, AgentID: &job.Agent.ID,
 		AgentType: job.Agent.AgentType, ToolName: call.Name, ToolCallID: call.ID, ToolResult: output, DurationMS: &ms,
-	})
+	}
+	if err == nil { // the call's outcome and its output in one write
+		item.Status, item.DurationMS = status, &ms
+		out, err = g.Store.FinishToolCall(store, job.AnswerID, item, out)
+		g.Notifier.Publish(job.ExchangeID, item.ID)
+	} else {
+		out, err = g.Store.InsertBefore(store, job.AnswerID, out)
+	}
 	if err == nil {
 		g.Notifier.Publish(job.ExchangeID, out.ID)
 	}

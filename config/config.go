@@ -75,6 +75,16 @@ type Config struct {
 	// AnthropicThinkingBudget is the tokens of extended thinking Claude may spend on an answer of
 	// an agent whose reasoning capability is on (at least 1024, Anthropic's minimum).
 	AnthropicThinkingBudget int `env:"PARLEY_ANTHROPIC_THINKING_BUDGET" envDefault:"2048"`
+	// UpstreamFirstByteTimeout is how long a model may take, from the request, to send the first
+	// byte of its answer (a local server may be loading the model) before the answer fails.
+	UpstreamFirstByteTimeout time.Duration `env:"PARLEY_UPSTREAM_FIRST_BYTE_TIMEOUT" envDefault:"60s"`
+	// UpstreamIdleTimeout is the longest silence of a model once its answer started streaming.
+	UpstreamIdleTimeout time.Duration `env:"PARLEY_UPSTREAM_IDLE_TIMEOUT" envDefault:"30s"`
+	// MaxStreams bounds the open SSE streams of this instance; one more is answered 503.
+	MaxStreams int `env:"PARLEY_MAX_STREAMS" envDefault:"10000"`
+	// MaxStreamsPerPerson bounds the open SSE streams of one account (or one guest) on this
+	// instance; one more is answered 503.
+	MaxStreamsPerPerson int `env:"PARLEY_MAX_STREAMS_PER_PERSON" envDefault:"32"`
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration `env:"PARLEY_SHUTDOWN_TIMEOUT" envDefault:"15s"`
 	// ListenDatabaseURL is the DSN the change listener (LISTEN) connects with; empty uses
@@ -174,6 +184,18 @@ func (c Config) Validate() error {
 	}
 	if c.OfflineDelay < 0 {
 		return errors.New("PARLEY_OFFLINE_DELAY must not be negative")
+	}
+	if c.UpstreamFirstByteTimeout < 100*time.Millisecond {
+		return errors.New("PARLEY_UPSTREAM_FIRST_BYTE_TIMEOUT must be at least 100ms (e.g. 60s)")
+	}
+	if c.UpstreamIdleTimeout < 100*time.Millisecond {
+		return errors.New("PARLEY_UPSTREAM_IDLE_TIMEOUT must be at least 100ms (e.g. 30s)")
+	}
+	if c.MaxStreams < 1 {
+		return errors.New("PARLEY_MAX_STREAMS must be at least 1")
+	}
+	if c.MaxStreamsPerPerson < 1 || c.MaxStreamsPerPerson > c.MaxStreams {
+		return errors.New("PARLEY_MAX_STREAMS_PER_PERSON must be at least 1 and at most PARLEY_MAX_STREAMS")
 	}
 	switch c.ProviderKind() {
 	case "offline", "openai", "anthropic":

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -151,61 +152,72 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 				return notFound(err, "exchange for turn")
 			}
 		}
-		if in.IdempotencyKey != "" {
-			err := tx.GetContext(ctx, &t.User, `SELECT `+messageColumns+` FROM chat_message
-				WHERE exchange_id = $1 AND idempotency_key = $2`, t.Exchange.ID, in.IdempotencyKey)
-			if err == nil {
-				if t.User.Content != in.Query {
-					return ErrKeyReused
-				}
-				t.Replayed = true
-				return tx.GetContext(ctx, &t.Assistant, `SELECT `+messageColumns+` FROM chat_message
-					WHERE parent_id = $1 AND role = 'assistant' ORDER BY id LIMIT 1`, t.User.ID)
+		// With the exchange locked, one read says all the turn needs: a stored turn with this key,
+		// whether an answer is unfinished, the next position, the answer a new query follows (when
+		// never branched: the last one) and the turns so far.
+		var st struct {
+			ReplayID   *int64  `db:"replay_id"`
+			ReplayText *string `db:"replay_text"`
+			Busy       bool    `db:"busy"`
+			Next       int     `db:"next"`
+			LastAnswer *int64  `db:"last_answer"`
+			Turns      int     `db:"turns"`
+		}
+		if err := tx.GetContext(ctx, &st, `SELECT
+				(SELECT id FROM chat_message WHERE exchange_id = $1 AND idempotency_key = $2) AS replay_id,
+				(SELECT content FROM chat_message WHERE exchange_id = $1 AND idempotency_key = $2) AS replay_text,
+				EXISTS (SELECT 1 FROM chat_message WHERE exchange_id = $1 AND status IN ('pending', 'streaming')) AS busy,
+				(SELECT coalesce(max(position), 0) + 1 FROM chat_message WHERE exchange_id = $1) AS next,
+				(SELECT id FROM chat_message WHERE exchange_id = $1 AND role = 'assistant' ORDER BY position DESC, id DESC LIMIT 1) AS last_answer,
+				(SELECT `+turnsOf+` FROM chat_exchange e WHERE e.id = $1) AS turns`, t.Exchange.ID, in.IdempotencyKey); err != nil {
+			return err
+		}
+		if st.ReplayID != nil {
+			if *st.ReplayText != in.Query {
+				return ErrKeyReused
 			}
+			t.Replayed, t.Turns = true, st.Turns
+			if err := tx.GetContext(ctx, &t.User, `SELECT `+messageColumns+` FROM chat_message WHERE id = $1`, *st.ReplayID); err != nil {
+				return err
+			}
+			return tx.GetContext(ctx, &t.Assistant, `SELECT `+messageColumns+` FROM chat_message
+				WHERE parent_id = $1 AND role = 'assistant' ORDER BY id LIMIT 1`, t.User.ID)
 		}
-		if err := idle(ctx, tx, t.Exchange.ID); err != nil {
-			return err
-		}
-		var parent *int64
-		var next int
-		if err := tx.GetContext(ctx, &next, `SELECT coalesce(max(position), 0) + 1 FROM chat_message WHERE exchange_id = $1`, t.Exchange.ID); err != nil {
-			return err
+		if st.Busy {
+			return ErrBusy
 		}
 		// The query follows the branch on screen: its leaf answer, or (never branched) the last answer.
-		parent = t.Exchange.LeafMessageID
+		parent := t.Exchange.LeafMessageID
 		if parent == nil {
-			_ = tx.GetContext(ctx, &parent, `SELECT id FROM chat_message WHERE exchange_id = $1 AND role = 'assistant'
-				ORDER BY position DESC, id DESC LIMIT 1`, t.Exchange.ID)
+			parent = st.LastAnswer
 		}
 		var key any
 		if in.IdempotencyKey != "" {
 			key = in.IdempotencyKey
 		}
-		if err := tx.GetContext(ctx, &t.User, `INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status, idempotency_key, search)
-			VALUES ($1, $2, $3, 'user', $4, 'complete', $5, to_tsvector('english', $4)) RETURNING `+messageColumns,
-			t.Exchange.ID, parent, next, in.Query, key); err != nil {
+		// Both messages in one statement; a branched exchange's leaf moves to the new answer.
+		var stored []Message
+		if err := tx.SelectContext(ctx, &stored, `WITH
+			u AS (INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status, idempotency_key, search)
+				VALUES ($1, $2, $3, 'user', $4, 'complete', $5, to_tsvector('english', $4)) RETURNING *),
+			a AS (INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type, metadata)
+				SELECT $1, u.id, $3 + 1, 'assistant', 'pending', $6, $7, coalesce($8::jsonb, '{}') FROM u RETURNING *),
+			leaf AS (UPDATE chat_exchange SET leaf_message_id = (SELECT id FROM a) WHERE id = $1 AND leaf_message_id IS NOT NULL)
+			SELECT `+messageColumns+` FROM u UNION ALL SELECT `+messageColumns+` FROM a ORDER BY position`,
+			t.Exchange.ID, parent, st.Next, in.Query, key, nullID(in.AgentID), in.AgentType, nullJSON(in.AnswerMetadata)); err != nil {
 			return err
 		}
-		if err := tx.GetContext(ctx, &t.Assistant, `INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type, metadata)
-			VALUES ($1, $2, $3, 'assistant', 'pending', $4, $5, coalesce($6::jsonb, '{}')) RETURNING `+messageColumns,
-			t.Exchange.ID, t.User.ID, next+1, nullID(in.AgentID), in.AgentType, nullJSON(in.AnswerMetadata)); err != nil {
-			return err
+		if len(stored) != 2 {
+			return fmt.Errorf("db: start turn stored %d messages, want 2", len(stored))
 		}
-		if t.Exchange.LeafMessageID == nil {
-			return nil
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE chat_exchange SET leaf_message_id = $2 WHERE id = $1`, t.Exchange.ID, t.Assistant.ID)
-		return err
+		t.User, t.Assistant, t.Turns = stored[0], stored[1], st.Turns+1
+		return nil
 	})
 	if isUniqueViolation(err, "chat_message_idempotency_key") {
 		// Two identical submits raced; the other one stored the turn.
 		return s.StartTurn(ctx, in)
 	}
-	if err != nil {
-		return t, err
-	}
-	err = s.DB.GetContext(ctx, &t.Turns, `SELECT `+turnsOf+` FROM chat_exchange e WHERE e.id = $1`, t.Exchange.ID)
-	return t, notFound(err, "count turns")
+	return t, err
 }
 
 // ExchangeMessages returns every message on the exchange's branch on screen (branches.go) in
@@ -280,17 +292,31 @@ func (s *Store) MessageByID(ctx context.Context, exchangeID, id int64) (Message,
 // answer the lease holds, or (unless the lease is Claimed) a pending one nobody has claimed, which
 // it claims; it renews the lease, and is ErrLeaseLost otherwise.
 func (s *Store) SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error {
+	return s.writeAnswer(ctx, id, content, status, metadata, false)
+}
+
+// FinishAnswer is SetAnswer for the end of an answer: it also sets the message's full-text search
+// vector, in the same statement.
+func (s *Store) FinishAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error {
+	return s.writeAnswer(ctx, id, content, status, metadata, true)
+}
+
+// writeAnswer is SetAnswer, and FinishAnswer when index is true.
+func (s *Store) writeAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage, index bool) error {
 	l, leased := leaseOf(ctx)
 	if !leased {
 		_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
-			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now() WHERE id = $1`, id, content, status, nullJSON(metadata))
+			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now(),
+			search = CASE WHEN $5 THEN to_tsvector('english', $2) ELSE search END
+		WHERE id = $1`, id, content, status, nullJSON(metadata), index)
 		return notFound(err, "set answer")
 	}
 	res, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
 			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now(),
+			search = CASE WHEN $8 THEN to_tsvector('english', $2) ELSE search END,
 			generator_id = $5, lease_expires_at = now() + make_interval(secs => $6)
 		WHERE id = $1 AND (generator_id = $5 OR NOT $7 AND generator_id IS NULL AND status = 'pending')`,
-		id, content, status, nullJSON(metadata), l.Holder, l.TTL.Seconds(), l.Claimed)
+		id, content, status, nullJSON(metadata), l.Holder, l.TTL.Seconds(), l.Claimed, index)
 	if err != nil {
 		return notFound(err, "set answer")
 	}
@@ -318,27 +344,38 @@ func (s *Store) HandOff(ctx context.Context, answerID, agentID int64, agentType 
 // InsertBefore stores an item (reasoning, function_call, function_call_output) of a turn just before
 // its assistant answer, moving the answer one position down, and returns the stored item.
 func (s *Store) InsertBefore(ctx context.Context, answerID int64, m Message) (Message, error) {
+	// One statement: the answer and everything after it (later turns, when an old answer is
+	// retried) move down one place, and the item takes the answer's old place.
 	var out Message
-	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
-		var pos int
-		var exchangeID int64
-		if err := tx.QueryRowxContext(ctx, `SELECT position, exchange_id FROM chat_message WHERE id = $1`,
-			answerID).Scan(&pos, &exchangeID); err != nil {
-			return err
-		}
-		// Make room: the answer and everything after it (later turns, when an old answer is
-		// retried) move down one place.
-		if _, err := tx.ExecContext(ctx, `UPDATE chat_message SET position = position + 1
-			WHERE exchange_id = $1 AND position >= $2`, exchangeID, pos); err != nil {
-			return err
-		}
-		return tx.GetContext(ctx, &out, `INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status,
-				agent_id, agent_type, tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14::jsonb, '{}'))
-			RETURNING `+messageColumns, exchangeID, m.ParentID, pos, m.Role, m.Content, m.Status,
-			m.AgentID, m.AgentType, m.ToolName, m.ToolCallID, m.ToolArguments, m.ToolResult, m.DurationMS, nullJSON(m.Metadata))
-	})
+	err := s.DB.GetContext(ctx, &out, `WITH
+		ans AS (SELECT position, exchange_id FROM chat_message WHERE id = $1),
+		shift AS (UPDATE chat_message m SET position = m.position + 1 FROM ans
+			WHERE m.exchange_id = ans.exchange_id AND m.position >= ans.position)
+		INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status,
+			agent_id, agent_type, tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata)
+		SELECT ans.exchange_id, $2, ans.position, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::jsonb, '{}') FROM ans
+		RETURNING `+messageColumns, answerID, m.ParentID, m.Role, m.Content, m.Status,
+		m.AgentID, m.AgentType, m.ToolName, m.ToolCallID, m.ToolArguments, m.ToolResult, m.DurationMS, nullJSON(m.Metadata))
 	return out, notFound(err, "insert before answer")
+}
+
+// FinishToolCall stores a function call's outcome and its output in one statement: call's status
+// and duration (as UpdateItem), and output inserted just before the answer answerID (as
+// InsertBefore), which it returns.
+func (s *Store) FinishToolCall(ctx context.Context, answerID int64, call, output Message) (Message, error) {
+	var out Message
+	err := s.DB.GetContext(ctx, &out, `WITH
+		call AS (UPDATE chat_message SET content = $14, status = $15, tool_result = $16, duration_ms = $17, updated_at = now() WHERE id = $13),
+		ans AS (SELECT position, exchange_id FROM chat_message WHERE id = $1),
+		shift AS (UPDATE chat_message m SET position = m.position + 1 FROM ans
+			WHERE m.exchange_id = ans.exchange_id AND m.position >= ans.position)
+		INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status,
+			agent_id, agent_type, tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata)
+		SELECT ans.exchange_id, $2, ans.position, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, '{}' FROM ans
+		RETURNING `+messageColumns, answerID, output.ParentID, output.Role, output.Content, output.Status,
+		output.AgentID, output.AgentType, output.ToolName, output.ToolCallID, output.ToolArguments, output.ToolResult, output.DurationMS,
+		call.ID, call.Content, call.Status, call.ToolResult, call.DurationMS)
+	return out, notFound(err, "finish tool call")
 }
 
 // UpdateItem rewrites an item's content, status, tool result and duration (e.g. a growing reasoning

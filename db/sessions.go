@@ -14,21 +14,34 @@ func (s *Store) CreateUserSession(ctx context.Context, tokenHash []byte, userID 
 	return notFound(err, "create user session")
 }
 
+// touchEvery is how stale a session's last_seen_at may get before a request refreshes it (and
+// slides its expiry): reads stay one SELECT, and an active session costs one UPDATE a minute.
+const touchEvery = time.Minute
+
 // UserBySession returns the account behind a live session token hash and slides its expiry to
-// now+ttl (at most once a minute, to keep reads cheap). An expired or revoked session is ErrNotFound.
+// now+ttl, at most once every touchEvery (a second statement then). An expired or revoked session
+// is ErrNotFound.
 func (s *Store) UserBySession(ctx context.Context, tokenHash []byte, ttl time.Duration) (User, error) {
-	var u User
-	err := s.DB.GetContext(ctx, &u, `
-		WITH live AS (
-			UPDATE user_sessions
-			SET last_seen_at = now(),
-			    expires_at = CASE WHEN last_seen_at < now() - interval '1 minute'
-			                      THEN now() + $2 * interval '1 second' ELSE expires_at END
-			WHERE token_hash = $1 AND expires_at > now()
-			RETURNING user_id)
-		SELECT `+prefixed("u.", userColumns)+` FROM users u JOIN live ON live.user_id = u.id`,
-		tokenHash, int64(ttl/time.Second))
-	return u, notFound(err, "user by session")
+	var row struct {
+		User
+		LastSeenAt time.Time `db:"session_last_seen_at"`
+	}
+	err := s.DB.GetContext(ctx, &row, `
+		SELECT `+prefixed("u.", userColumns)+`, s.last_seen_at AS session_last_seen_at
+		FROM user_sessions s JOIN users u ON u.id = s.user_id
+		WHERE s.token_hash = $1 AND s.expires_at > now()`, tokenHash)
+	if err != nil {
+		return User{}, notFound(err, "user by session")
+	}
+	if time.Since(row.LastSeenAt) >= touchEvery {
+		_, err = s.DB.ExecContext(ctx, `
+			UPDATE user_sessions SET last_seen_at = now(), expires_at = now() + $2 * interval '1 second'
+			WHERE token_hash = $1 AND expires_at > now()`, tokenHash, int64(ttl/time.Second))
+		if err != nil {
+			return User{}, notFound(err, "touch user session")
+		}
+	}
+	return row.User, nil
 }
 
 // DeleteUserSession revokes one session (sign-out). Deleting an unknown token is not an error.
@@ -60,14 +73,28 @@ func (s *Store) CreateGuestSession(ctx context.Context, tokenHash []byte, expire
 	return id, notFound(err, "create guest session")
 }
 
-// GuestSessionID returns the id of a live guest session by token hash, sliding its expiry.
+// GuestSessionID returns the id of a live guest session by token hash, sliding its expiry to
+// now+ttl at most once every touchEvery (like UserBySession).
 func (s *Store) GuestSessionID(ctx context.Context, tokenHash []byte, ttl time.Duration) (int64, error) {
-	var id int64
-	err := s.DB.GetContext(ctx, &id, `
-		UPDATE guest_sessions SET last_seen_at = now(), expires_at = now() + $2 * interval '1 second'
-		WHERE token_hash = $1 AND expires_at > now() AND adopted_by IS NULL
-		RETURNING id`, tokenHash, int64(ttl/time.Second))
-	return id, notFound(err, "guest session")
+	var row struct {
+		ID         int64     `db:"id"`
+		LastSeenAt time.Time `db:"last_seen_at"`
+	}
+	err := s.DB.GetContext(ctx, &row, `
+		SELECT id, last_seen_at FROM guest_sessions
+		WHERE token_hash = $1 AND expires_at > now() AND adopted_by IS NULL`, tokenHash)
+	if err != nil {
+		return 0, notFound(err, "guest session")
+	}
+	if time.Since(row.LastSeenAt) >= touchEvery {
+		_, err = s.DB.ExecContext(ctx, `
+			UPDATE guest_sessions SET last_seen_at = now(), expires_at = now() + $2 * interval '1 second'
+			WHERE id = $1`, row.ID, int64(ttl/time.Second))
+		if err != nil {
+			return 0, notFound(err, "touch guest session")
+		}
+	}
+	return row.ID, nil
 }
 
 func truncate(s string, n int) string {

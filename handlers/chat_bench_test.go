@@ -38,32 +38,40 @@ func relayDeltas() []string {
 	return deltas
 }
 
-// serveRelayUpstream serves the fake upstream on a free local port, prints its URL, then one line
-// "<started> <first delta> <finished>" (Unix nanoseconds) per reply, until stdin closes.
+// serveRelayUpstream serves the fake upstream on a free local port, prints its URL, then one
+// timing line per reply (handlerstest.FormatRelayTiming), until stdin closes. The environment
+// variable's value is the gap between deltas ("0" for none).
 func serveRelayUpstream() {
+	gap, err := time.ParseDuration(os.Getenv(relayUpstreamEnv))
+	if err != nil {
+		panic(err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(err)
 	}
-	deltas := relayDeltas()
-	up := &handlerstest.Upstream{OnDone: func(started, first, finished time.Time) {
-		fmt.Printf("%d %d %d\n", started.UnixNano(), first.UnixNano(), finished.UnixNano())
+	out := bufio.NewWriter(os.Stdout)
+	up := &handlerstest.RelayUpstream{Deltas: relayDeltas(), Gap: gap, OnDone: func(started, finished int64, sent []int64) {
+		out.WriteString(handlerstest.FormatRelayTiming(started, finished, sent))
+		out.WriteByte('\n')
+		out.Flush()
 	}}
 	fmt.Printf("http://%s\n", ln.Addr())
-	go func() {
-		_ = http.Serve(ln, up.Handler(func(int64) handlerstest.Reply { return handlerstest.Reply{Deltas: deltas} }))
-	}()
+	go func() { _ = http.Serve(ln, up) }()
 	_, _ = io.Copy(io.Discard, os.Stdin)
 }
 
 // relayTiming is one reply's timing as the upstream process saw it.
-type relayTiming struct{ started, firstDelta, finished time.Time }
+type relayTiming struct {
+	started, finished time.Time
+	sent              []time.Time // when each delta was written
+}
 
 // startRelayUpstream runs the fake upstream in its own process, as a real one would be, so its
 // work does not share Parley's Go scheduler; it returns its URL and its replies' timings.
-func startRelayUpstream(b *testing.B) (string, <-chan relayTiming) {
+func startRelayUpstream(b *testing.B, gap time.Duration) (string, <-chan relayTiming) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), relayUpstreamEnv+"=1")
+	cmd.Env = append(os.Environ(), relayUpstreamEnv+"="+gap.String())
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -71,6 +79,7 @@ func startRelayUpstream(b *testing.B) (string, <-chan relayTiming) {
 	}
 	b.Cleanup(func() { stdin.Close(); _ = cmd.Wait() })
 	lines := bufio.NewScanner(stdout)
+	lines.Buffer(make([]byte, 0, 1<<16), 1<<20)
 	if !lines.Scan() {
 		b.Fatal("the upstream process printed no URL")
 	}
@@ -78,22 +87,53 @@ func startRelayUpstream(b *testing.B) (string, <-chan relayTiming) {
 	timings := make(chan relayTiming, 64)
 	go func() {
 		for lines.Scan() {
-			var s, f, e int64
-			if _, err := fmt.Sscan(lines.Text(), &s, &f, &e); err == nil {
-				timings <- relayTiming{time.Unix(0, s), time.Unix(0, f), time.Unix(0, e)}
+			if s, f, sent, err := handlerstest.ParseRelayTiming(lines.Text()); err == nil {
+				timings <- relayTiming{s, f, sent}
 			}
 		}
 	}()
 	return url, timings
 }
 
+// deltasShown finds the highest delta number "w<n>" in an answer's partial (the text is
+// re-rendered whole, so the last one says how far it got), or -1.
+func deltasShown(el string) int {
+	end := strings.Index(el, "</p>")
+	if end < 0 {
+		return -1
+	}
+	body := el[:end]
+	at := strings.LastIndex(body, "w")
+	for at >= 0 && (at+1 >= len(body) || body[at+1] < '0' || body[at+1] > '9') {
+		at = strings.LastIndex(body[:at], "w")
+	}
+	if at < 0 {
+		return -1
+	}
+	n := 0
+	for _, r := range body[at+1:] {
+		if r < '0' || r > '9' {
+			break
+		}
+		n = n*10 + int(r-'0')
+	}
+	return n
+}
+
 // BenchmarkRelay measures Parley's streaming overhead: a local fake upstream (its own process)
-// emits 2,000 deltas as fast as it can, and an SSE client of Parley waits for the completed answer.
-// Reported per answer: upstream-ms (the upstream's own time), parley-ms (upstream start → the
-// client has the completed answer), ratio (parley/upstream; target ≤ 1.2), first-text-ms (median of
-// the upstream's first delta → the client's first text; target ≤ 5).
+// emits 2,000 deltas, and an SSE client of Parley waits for the completed answer. fast: as fast as
+// the upstream can write; paced: one delta per millisecond. Reported per answer: upstream-ms (the
+// upstream's own time), parley-ms (upstream start → the client has the completed answer), ratio
+// (parley/upstream; targets ≤ 1.2 fast, ≤ 1.05 paced), first-text-ms (median of the upstream's
+// first delta → the client's first text; target ≤ 3), and, paced, delta-p95-ms (each delta's time
+// from the upstream writing it to the client having it, coalescing included; target ≤ 150).
 func BenchmarkRelay(b *testing.B) {
-	upstreamURL, timings := startRelayUpstream(b)
+	b.Run("fast", func(b *testing.B) { benchmarkRelay(b, 0) })
+	b.Run("paced", func(b *testing.B) { benchmarkRelay(b, time.Millisecond) })
+}
+
+func benchmarkRelay(b *testing.B, gap time.Duration) {
+	upstreamURL, timings := startRelayUpstream(b, gap)
 	app := handlerstest.Start(b, handlerstest.WithUpstream(&handlerstest.Upstream{URL: upstreamURL}),
 		func(c *config.Config) { c.MessagesPerMinute = 1_000_000 })
 	c := app.Client(b)
@@ -113,10 +153,17 @@ func BenchmarkRelay(b *testing.B) {
 	events := make(chan sseEvent, 1024)
 	go readEvents(bufio.NewReader(res.Body), events)
 
+	type seen struct {
+		at time.Time
+		n  int
+	}
 	var upstreamTotal, parleyTotal time.Duration
-	var firstText []time.Duration
+	var firstText, deltaLatency []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		waitIdle(b, app, exchangeID)
+		b.StartTimer()
 		htmxPost(c, fmt.Sprintf("/sessions/%d/messages", exchangeID), url.Values{"query": {"go"}, "idempotency_key": {fmt.Sprintf("k%d", i)}})
 		var answerID int64
 		if err := app.Store.DB.Get(&answerID, `SELECT max(id) FROM chat_message WHERE role = 'assistant'`); err != nil {
@@ -124,6 +171,7 @@ func BenchmarkRelay(b *testing.B) {
 		}
 		marker := fmt.Sprintf(`id="message-%d"`, answerID)
 		var sawText time.Time
+		var progress []seen
 		for ev := range events {
 			at := strings.Index(ev.data, marker)
 			if at < 0 {
@@ -131,22 +179,32 @@ func BenchmarkRelay(b *testing.B) {
 			}
 			// The answer's element, in a partial or in a snapshot (a fast answer may already be
 			// complete in the snapshot a stream sends for a new message).
-			el := ev.data[at:min(len(ev.data), at+2000)]
-			if sawText.IsZero() && strings.Contains(el, `data-testid="answer"`) {
+			el := ev.data[at:]
+			if sawText.IsZero() && strings.Contains(el[:min(len(el), 2000)], `data-testid="answer"`) {
 				sawText = ev.at
 			}
-			if strings.Contains(el[:min(len(el), 300)], `data-status="complete"`) {
-				var up relayTiming
-				select {
-				case up = <-timings:
-				case <-time.After(5 * time.Second):
-					b.Fatal("the upstream process reported no timing")
-				}
-				upstreamTotal += up.finished.Sub(up.started)
-				parleyTotal += ev.at.Sub(up.started)
-				firstText = append(firstText, sawText.Sub(up.firstDelta))
-				break
+			if n := deltasShown(el); n >= 0 {
+				progress = append(progress, seen{ev.at, n})
 			}
+			if !strings.Contains(el[:min(len(el), 300)], `data-status="complete"`) {
+				continue
+			}
+			var up relayTiming
+			select {
+			case up = <-timings:
+			case <-time.After(10 * time.Second):
+				b.Fatal("the upstream process reported no timing")
+			}
+			upstreamTotal += up.finished.Sub(up.started)
+			parleyTotal += ev.at.Sub(up.started)
+			firstText = append(firstText, sawText.Sub(up.sent[0]))
+			next := 0 // the first delta not seen yet
+			for _, p := range progress {
+				for ; next <= p.n && next < len(up.sent); next++ {
+					deltaLatency = append(deltaLatency, p.at.Sub(up.sent[next]))
+				}
+			}
+			break
 		}
 	}
 	b.StopTimer()
@@ -154,11 +212,22 @@ func BenchmarkRelay(b *testing.B) {
 	b.ReportMetric(float64(upstreamTotal.Microseconds())/1000/n, "upstream-ms")
 	b.ReportMetric(float64(parleyTotal.Microseconds())/1000/n, "parley-ms")
 	b.ReportMetric(float64(parleyTotal)/float64(upstreamTotal), "ratio")
-	if len(firstText) > 0 {
-		slices.Sort(firstText)
-		b.ReportMetric(float64(firstText[len(firstText)/2].Microseconds())/1000, "first-text-ms")
+	b.ReportMetric(ms(percentile(firstText, 50)), "first-text-ms")
+	if gap > 0 {
+		b.ReportMetric(ms(percentile(deltaLatency, 95)), "delta-p95-ms")
 	}
 }
+
+// percentile is the p-th percentile of d (sorted in place), 0 for none.
+func percentile(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	return d[min(len(d)-1, len(d)*p/100)]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 type sseEvent struct {
 	name, data string

@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"parley/chat"
 	"parley/db"
 	"parley/views"
 )
@@ -21,13 +23,22 @@ import (
 const heartbeatEvery = 15 * time.Second
 
 // streamCoalesce is the shortest time between two renders of one stream (at most ~10 per second).
+// It is the only window a delta waits for on its way to a browser on the generating instance.
 const streamCoalesce = 100 * time.Millisecond
+
+// durableEvery is how often a running answer's text is stored (and so reaches streams on other
+// instances and a reload); streams on the generating instance do not wait for it.
+const durableEvery = 250 * time.Millisecond
 
 // streamEvents is the conversation's SSE stream. On (re)connect it sends a snapshot of every
 // message, so a reload or a reconnect (with or without Last-Event-ID) shows the current state and
 // never duplicates text. Then each change is sent as an htmx partial that replaces the changed
 // message (whole text re-rendered, not appended), under Gnosari's event names; a message the stream
 // has not shown yet (another tab's query, a tool call) is inserted in its place.
+//
+// Changes come two ways: the Notifier's notices of stored changes (from any instance), read back
+// from the database; and, for an answer this instance is generating, its live text in memory
+// (Generator.Live), which is ahead of the database. Either way one coalescing window applies.
 func (a *app) streamEvents(c echo.Context) error {
 	ctx := c.Request().Context()
 	e, err := a.ownExchange(c)
@@ -35,8 +46,16 @@ func (a *app) streamEvents(c echo.Context) error {
 		return err
 	}
 	id := e.ID
+	owner := chatOwner(c)
+	if err := a.streams.acquire(owner); err != nil {
+		c.Response().Header().Set("Retry-After", "10")
+		return err
+	}
+	defer a.streams.release(owner)
 	sub := a.notifier.Subscribe(id) // before the snapshot, so no change falls between the two
 	defer sub.Close()
+	live := a.generator.WatchLive(id)
+	defer live.Close()
 
 	s := startSSE(c)
 
@@ -49,11 +68,22 @@ func (a *app) streamEvents(c echo.Context) error {
 	heartbeat := time.NewTicker(heartbeatEvery)
 	defer heartbeat.Stop()
 	var (
-		last    time.Time        // when changes were last sent
-		pending []int64          // changed messages not sent yet
-		window  <-chan time.Time // fires when the coalescing window of pending changes ends
+		last      time.Time        // when changes were last sent
+		pending   []int64          // changed messages not sent yet
+		window    <-chan time.Time // fires when the coalescing window of pending changes ends
+		liveDirty = true           // the live answer may be ahead of what was sent (the snapshot is read from the database)
+		sentLive  int64            // the live answer's version last sent
+		tail      []db.Message     // the last messages read, from just before the live answer on (see liveTail)
 	)
+	kick := make(chan struct{}, 1)
+	kick <- struct{}{}
 	for {
+		// While a window is open the live answer is read when it ends, so its every delta need not
+		// wake the stream.
+		liveReady := live.Ready()
+		if window != nil {
+			liveReady = nil
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -72,39 +102,93 @@ func (a *app) streamEvents(c echo.Context) error {
 					return nil // the database is unreachable: end, so the browser reconnects for a snapshot
 				}
 				sub.Take()
-				last, pending, window = time.Now(), nil, nil
+				last, pending, window, tail, sentLive, liveDirty = time.Now(), nil, nil, nil, 0, true
 				continue
 			}
 			pending = appendNew(pending, sub.Take())
+		case <-liveReady:
+			liveDirty = true
 		case <-window:
-			window = nil
+			window, liveDirty = nil, true
+		case <-kick:
 		}
-		if len(pending) == 0 {
+		var la chat.LiveAnswer
+		isLive := false
+		if liveDirty {
+			la, isLive = a.generator.Live(id)
+			if !isLive || la.Version == sentLive {
+				liveDirty, isLive = false, false
+			}
+		}
+		if len(pending) == 0 && !isLive {
 			continue
 		}
-		msgs, err := a.store.ExchangeTail(ctx, id, pending)
-		if db.Unreachable(err) { // keep the changes and read them again in a moment
-			window = time.After(time.Second)
-			continue
+		firstText := isLive && la.Content != "" && !hasText[la.AnswerID]
+		if window != nil && len(pending) == 0 && !firstText {
+			continue // the window's end sends it
 		}
-		if err != nil {
-			return nil
+		ids := pending
+		msgs := liveTail(tail, la.AnswerID)
+		if len(pending) > 0 || msgs == nil {
+			if isLive {
+				ids = appendNew(slices.Clone(pending), []int64{la.AnswerID})
+			}
+			msgs, err = a.store.ExchangeTail(ctx, id, ids)
+			if db.Unreachable(err) { // keep the changes and read them again in a moment
+				window = time.After(time.Second)
+				continue
+			}
+			if err != nil {
+				return nil
+			}
+			tail = msgs
+		} else {
+			ids = []int64{la.AnswerID}
+		}
+		if isLive {
+			overlayLive(msgs, la)
 		}
 		// Intermediate text waits for the coalescing window; a new message, the first text of an
 		// answer and a finished message go out at once, so the end of an answer is never held back.
-		if wait := streamCoalesce - time.Since(last); wait > 0 && !urgent(pending, msgs, known, hasText) {
+		if wait := streamCoalesce - time.Since(last); wait > 0 && !firstText && !urgent(ids, msgs, known, hasText) {
 			if window == nil {
 				window = time.After(wait)
 			}
 			continue
 		}
-		if err := a.sendChanges(ctx, s, id, pending, msgs, known, agents); err != nil {
+		if err := a.sendChanges(ctx, s, id, ids, msgs, known, agents); err != nil {
 			return nil
 		}
 		for _, m := range msgs {
-			hasText[m.ID] = m.Content != ""
+			if slices.Contains(ids, m.ID) {
+				hasText[m.ID] = m.Content != ""
+			}
 		}
-		last, pending, window = time.Now(), nil, nil
+		if isLive {
+			sentLive = la.Version
+		}
+		last, pending, window, liveDirty = time.Now(), nil, nil, false
+	}
+}
+
+// liveTail returns tail when it holds the live answer answerID and what precedes it (so the answer
+// can be rendered again without reading the database), else nil.
+func liveTail(tail []db.Message, answerID int64) []db.Message {
+	for i, m := range tail {
+		if m.ID == answerID && i > 0 {
+			return tail
+		}
+	}
+	return nil
+}
+
+// overlayLive puts the live answer's text into its message, unless the database already holds its
+// final state (the live text is never behind a stored one while it is running).
+func overlayLive(msgs []db.Message, la chat.LiveAnswer) {
+	for i := range msgs {
+		if m := &msgs[i]; m.ID == la.AnswerID && (m.Status == db.StatusPending || m.Status == db.StatusStreaming) {
+			m.Content, m.Status = la.Content, db.StatusStreaming
+		}
 	}
 }
 
@@ -284,19 +368,26 @@ func startSSE(c echo.Context) *sseWriter {
 
 func (s *sseWriter) event(name, data string) error {
 	s.id++
-	var b strings.Builder
-	fmt.Fprintf(&b, "id: %d-%d\nevent: %s\n", time.Now().UnixMilli(), s.id, name)
-	for _, line := range strings.Split(data, "\n") {
+	b := eventBuffers.Get().(*bytes.Buffer)
+	defer eventBuffers.Put(b)
+	b.Reset()
+	b.Grow(len(data) + len(data)/8 + 64)
+	fmt.Fprintf(b, "id: %d-%d\nevent: %s\n", time.Now().UnixMilli(), s.id, name)
+	for line := range strings.SplitSeq(data, "\n") {
 		b.WriteString("data: ")
 		b.WriteString(strings.TrimSuffix(line, "\r"))
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	if _, err := s.w.Write([]byte(b.String())); err != nil {
+	if _, err := s.w.Write(b.Bytes()); err != nil {
 		return err
 	}
 	return s.rc.Flush()
 }
+
+// eventBuffers holds the buffers events are framed in, shared by all streams (an idle stream
+// keeps none).
+var eventBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (s *sseWriter) comment(text string) error {
 	if _, err := s.w.Write([]byte(": " + text + "\n\n")); err != nil {

@@ -49,6 +49,8 @@ type app struct {
 	// closing is closed at shutdown: open streams end so the server can stop.
 	closing   chan struct{}
 	closeOnce sync.Once
+	// streams counts the open SSE streams, bounded per instance and per person.
+	streams *streamCaps
 	// widget caches the floating chat button setting (agent_widget.go).
 	widget widgetCache
 	// imports runs uploaded exports in the background (account_import.go).
@@ -105,9 +107,10 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		notifier: notifier,
 		closing:  make(chan struct{}),
 		imports:  &imports.Runner{Store: d.Store, Log: d.Logger},
+		streams:  newStreamCaps(d.Config.MaxStreams, d.Config.MaxStreamsPerPerson),
 		generator: &chat.Generator{
 			Store: d.Store, Provider: provider, Notifier: notifier, Log: d.Logger,
-			Timeout: d.Config.AnswerTimeout, FlushEvery: streamCoalesce, HistoryBudget: 6000,
+			Timeout: d.Config.AnswerTimeout, FlushEvery: durableEvery, HistoryBudget: 6000,
 			ImproveTitles: d.Config.ImproveTitles && provider.Name() != agents.ProviderOffline,
 			Instance:      instance, Lease: d.Config.LeaseTimeout,
 		},
@@ -189,7 +192,8 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 
 // providerConfig picks the model provider's settings out of the configuration.
 func providerConfig(cfg config.Config) agents.Config {
-	pc := agents.Config{Kind: cfg.ProviderKind(), OfflineDelay: cfg.OfflineDelay}
+	pc := agents.Config{Kind: cfg.ProviderKind(), OfflineDelay: cfg.OfflineDelay,
+		FirstByteTimeout: cfg.UpstreamFirstByteTimeout, IdleTimeout: cfg.UpstreamIdleTimeout}
 	switch pc.Kind {
 	case agents.ProviderOpenAI:
 		pc.BaseURL, pc.APIKey, pc.Model = cfg.OpenAIBaseURL, cfg.OpenAIAPIKey, cfg.OpenAIModel

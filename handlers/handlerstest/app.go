@@ -50,6 +50,11 @@ func Start(t testing.TB, options ...func(*config.Config)) *App {
 		SearchTimeout:     2 * time.Second,
 		ImportMaxBytes:    64 << 20,
 		PasswordSignIn:    true,
+
+		UpstreamFirstByteTimeout: 10 * time.Second,
+		UpstreamIdleTimeout:      10 * time.Second,
+		MaxStreams:               10000,
+		MaxStreamsPerPerson:      32,
 	}
 	for _, o := range options {
 		o(&cfg)

@@ -1,6 +1,7 @@
 package handlerstest
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -139,4 +141,24 @@ func (p *Process) Wait(timeout time.Duration) int {
 func (p *Process) Log() string {
 	out, _ := os.ReadFile(p.log.Name())
 	return string(out)
+}
+
+// RSS is the process's resident set size in bytes (VmRSS of /proc/<pid>/status).
+func (p *Process) RSS(t testing.TB) int64 {
+	t.Helper()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lines := bufio.NewScanner(f)
+	for lines.Scan() {
+		if rest, ok := strings.CutPrefix(lines.Text(), "VmRSS:"); ok {
+			var kB int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), &kB)
+			return kB << 10
+		}
+	}
+	t.Fatal("no VmRSS in /proc status")
+	return 0
 }

@@ -66,6 +66,9 @@ type Reply struct {
 	Deltas []string
 	Gap    time.Duration
 	Cut    bool
+	// Hang sends nothing more after Deltas until the client goes away: an upstream that stalls
+	// halfway. With no Deltas it hangs right after the headers, before any byte of the body.
+	Hang   bool
 	Finish string // the finish_reason; "" is "stop" ("tool_calls" when ToolCalls are set)
 	// ToolCalls are streamed after Deltas as tool_calls deltas, one chunk each; the first chunk of
 	// a call carries its ID and Name.
@@ -116,6 +119,12 @@ func (u *Upstream) Handler(answer func(call int64) Reply) http.Handler {
 			fmt.Fprintf(w, "data: %s\n\n", b)
 			flusher.Flush()
 		}
+		if reply.Hang && len(reply.Deltas) == 0 {
+			w.WriteHeader(http.StatusOK)
+			flusher.Flush()
+			<-r.Context().Done()
+			return
+		}
 		u.mark(&u.started)
 		chunk(map[string]any{"role": "assistant", "content": ""}, nil)
 		for i, d := range reply.Deltas {
@@ -128,6 +137,10 @@ func (u *Upstream) Handler(answer func(call int64) Reply) http.Handler {
 			if i == 0 {
 				u.mark(&u.firstDelta)
 			}
+		}
+		if reply.Hang {
+			<-r.Context().Done()
+			return
 		}
 		for _, tc := range reply.ToolCalls {
 			call := map[string]any{"function": map[string]any{"arguments": tc.Args}}

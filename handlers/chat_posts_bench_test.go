@@ -1,0 +1,99 @@
+package handlers_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"parley/db/dbtest"
+	"parley/handlers/handlerstest"
+)
+
+// BenchmarkChatPosts measures how many chat messages one instance takes per second: Parley runs
+// as its own process (cmd/parley) with the offline agent at PARLEY_OFFLINE_DELAY=0, and 8 clients
+// sharing one person's session cookie post follow-ups (htmx POST /sessions/{id}/messages) in turn
+// to 32 conversations for 3 s. Reported: posts/s (answered 200, whose answers are generated within
+// the run; target ≥ 250 on a 2-core machine), p99-ms and p50-ms of those POSTs (target p99 ≤ 50),
+// and busy/s (409: that conversation's previous answer was still running).
+func BenchmarkChatPosts(b *testing.B) {
+	const clients, conversations, run = 8, 32, 3 * time.Second
+	p := handlerstest.StartProcess(b, dbtest.URL(b), "PARLEY_OFFLINE_DELAY=0", "PARLEY_MESSAGES_PER_MINUTE=1000000")
+	c := p.App().Client(b)
+	c.SignUp("posts@example.com", "correct horse")
+	ids := make([]int64, conversations)
+	for i := range ids {
+		res := htmxPost(c, "/chat/messages", url.Values{"query": {"hello"}, "idempotency_key": {fmt.Sprintf("new%d", i)}})
+		if _, err := fmt.Sscanf(res.Header.Get("HX-Push-Url"), "/sessions/%d/chat", &ids[i]); err != nil {
+			b.Fatalf("no conversation: %d %s", res.Status, res.Body)
+		}
+	}
+	token := c.CSRFToken()
+	client := &http.Client{Jar: c.Jar, Timeout: 10 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	post := func(exchangeID int64, key string) (int, error) {
+		form := url.Values{"query": {"what did I write about gardens"}, "idempotency_key": {key}, "_csrf": {token}}
+		req, _ := http.NewRequest(http.MethodPost, p.App().URL+fmt.Sprintf("/sessions/%d/messages", exchangeID), strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("HX-Request", "true")
+		res, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode, nil
+	}
+	time.Sleep(time.Second) // the first answers finish
+
+	for i := 0; i < b.N; i++ {
+		var ok, busy atomic.Int64
+		var mu sync.Mutex
+		var latencies []time.Duration
+		var failure atomic.Value
+		var wg sync.WaitGroup
+		end := time.Now().Add(run)
+		for w := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var mine []time.Duration
+				for n := 0; time.Now().Before(end); n++ {
+					id := ids[(w+n*clients)%conversations]
+					started := time.Now()
+					status, err := post(id, fmt.Sprintf("r%d-w%d-n%d", i, w, n))
+					took := time.Since(started)
+					switch {
+					case err != nil:
+						failure.Store(err.Error())
+						return
+					case status == http.StatusOK:
+						ok.Add(1)
+						mine = append(mine, took)
+					case status == http.StatusConflict:
+						busy.Add(1)
+					default:
+						failure.Store(fmt.Sprintf("status %d", status))
+						return
+					}
+				}
+				mu.Lock()
+				latencies = append(latencies, mine...)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if f := failure.Load(); f != nil {
+			b.Fatalf("a POST failed: %v", f)
+		}
+		b.ReportMetric(float64(ok.Load())/run.Seconds(), "posts/s")
+		b.ReportMetric(float64(busy.Load())/run.Seconds(), "busy/s")
+		b.ReportMetric(ms(percentile(latencies, 99)), "p99-ms")
+		b.ReportMetric(ms(percentile(latencies, 50)), "p50-ms")
+		time.Sleep(time.Second) // the last answers finish before the next round
+	}
+}

@@ -1,0 +1,106 @@
+package handlerstest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// RelayUpstream is a fake OpenAI-compatible server built to be timed: every call streams the same
+// Deltas as pre-rendered chat.completion.chunk events, each written and flushed on its own, as
+// fast as the connection takes them (Gap 0) or one every Gap, scheduled from the reply's start so
+// pacing never drifts. It does no per-delta allocation, JSON or timer in the fast case, so it is
+// as quick as a local model server can be. After each reply it calls OnDone with when the reply
+// started and finished and when each delta was written (Unix nanoseconds, one per delta; the slice
+// is reused by the next reply).
+type RelayUpstream struct {
+	Deltas []string
+	Gap    time.Duration
+	OnDone func(started, finished int64, sent []int64)
+
+	once       sync.Once
+	head, tail []byte
+	chunks     [][]byte
+	mu         sync.Mutex // one reply at a time, so sent is not shared
+	sent       []int64
+}
+
+func (u *RelayUpstream) render() {
+	event := func(delta map[string]any, finish any) []byte {
+		b, _ := json.Marshal(map[string]any{
+			"id": "chatcmpl-relay", "object": "chat.completion.chunk", "created": 1, "model": "fake-model",
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}},
+		})
+		return []byte("data: " + string(b) + "\n\n")
+	}
+	u.head = event(map[string]any{"role": "assistant", "content": ""}, nil)
+	for _, d := range u.Deltas {
+		u.chunks = append(u.chunks, event(map[string]any{"content": d}, nil))
+	}
+	u.tail = append(event(map[string]any{}, "stop"), "data: [DONE]\n\n"...)
+	u.sent = make([]int64, len(u.Deltas))
+}
+
+// ServeHTTP answers POST /chat/completions (any path) with the stream.
+func (u *RelayUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	u.once.Do(u.render)
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	flusher := w.(http.Flusher)
+	started := time.Now()
+	_, _ = w.Write(u.head)
+	flusher.Flush()
+	for i, c := range u.chunks {
+		if u.Gap > 0 {
+			time.Sleep(time.Until(started.Add(time.Duration(i+1) * u.Gap)))
+		}
+		if _, err := w.Write(c); err != nil {
+			return
+		}
+		flusher.Flush()
+		u.sent[i] = time.Now().UnixNano()
+	}
+	_, _ = w.Write(u.tail)
+	flusher.Flush()
+	if u.OnDone != nil {
+		u.OnDone(started.UnixNano(), time.Now().UnixNano(), u.sent)
+	}
+}
+
+// FormatRelayTiming is the line a RelayUpstream process prints per reply:
+// "<started> <finished> <sent…>", Unix nanoseconds.
+func FormatRelayTiming(started, finished int64, sent []int64) string {
+	var b strings.Builder
+	b.Grow(20 * (len(sent) + 2))
+	b.WriteString(strconv.FormatInt(started, 10))
+	b.WriteByte(' ')
+	b.WriteString(strconv.FormatInt(finished, 10))
+	for _, s := range sent {
+		b.WriteByte(' ')
+		b.WriteString(strconv.FormatInt(s, 10))
+	}
+	return b.String()
+}
+
+// ParseRelayTiming reads a FormatRelayTiming line.
+func ParseRelayTiming(line string) (started, finished time.Time, sent []time.Time, err error) {
+	f := strings.Fields(line)
+	if len(f) < 2 {
+		return started, finished, nil, fmt.Errorf("relay timing %q: want at least two numbers", line)
+	}
+	ns := make([]int64, len(f))
+	for i, s := range f {
+		if ns[i], err = strconv.ParseInt(s, 10, 64); err != nil {
+			return started, finished, nil, fmt.Errorf("relay timing: %w", err)
+		}
+	}
+	for _, n := range ns[2:] {
+		sent = append(sent, time.Unix(0, n))
+	}
+	return time.Unix(0, ns[0]), time.Unix(0, ns[1]), sent, nil
+}
