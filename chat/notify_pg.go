@@ -14,6 +14,11 @@ import (
 // NoticeChannel is the PostgreSQL channel that carries change notices between instances.
 const NoticeChannel = "parley_changes"
 
+// noticeLinger is how long the sender gathers notices before it sends them to the other
+// instances: their streams see a change at most this much later, and a turn's several writes cost
+// one or two NOTIFY statements instead of one each. Local subscribers are never delayed.
+const noticeLinger = 20 * time.Millisecond
+
 // maxNoticePayload keeps one NOTIFY payload under PostgreSQL's 8,000-byte limit.
 const maxNoticePayload = 7900
 
@@ -144,6 +149,10 @@ func (n *PostgresNotifier) send() {
 		case <-n.done:
 			n.flush(2 * time.Second)
 			return
+		}
+		select { // gather what else changes meanwhile: one NOTIFY statement for a turn's few writes
+		case <-time.After(noticeLinger):
+		case <-n.done:
 		}
 		if err := n.flush(5 * time.Second); err != nil {
 			n.log.Warn("sending change notices", "error", err)

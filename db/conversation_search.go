@@ -38,8 +38,8 @@ const (
 // stopped and answers ErrSearchTimeout.
 func (s *Store) SearchConversations(ctx context.Context, userID int64, query string, limit int) ([]ConversationHit, error) {
 	var hits []ConversationHit
-	err := s.searching(ctx, func(tx *sqlx.Tx) error {
-		return tx.SelectContext(ctx, &hits, `
+	err := s.searching(ctx, func(ctx context.Context, q sqlx.QueryerContext) error {
+		return sqlx.SelectContext(ctx, q, &hits, `
 		WITH msg AS (
 			SELECT DISTINCT ON (m.exchange_id) m.exchange_id, m.id, ts_rank(m.search, websearch_to_tsquery('english', $2)) AS rank, m.created_at
 			FROM chat_message m

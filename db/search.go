@@ -37,8 +37,8 @@ func (s *Store) SearchWorkspace(ctx context.Context, userID int64, query string,
 
 func (s *Store) searchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]SearchHit, error) {
 	var hits []SearchHit
-	err := s.searching(ctx, func(tx *sqlx.Tx) error {
-		return tx.SelectContext(ctx, &hits, `
+	err := s.searching(ctx, func(ctx context.Context, q sqlx.QueryerContext) error {
+		return sqlx.SelectContext(ctx, q, &hits, `
 		WITH q AS (SELECT websearch_to_tsquery('english', $2) AS q),
 		best AS (
 			(SELECT 'page' AS kind, p.id, 0::bigint AS message_id, p.title, ts_rank(p.search, q.q) AS rank, p.updated_at AS at

@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -20,22 +19,23 @@ const DefaultSearchTimeout = 2 * time.Second
 var ErrSearchTimeout = &fault.Error{Code: fault.Unavailable, Field: "q",
 	Message: "The search took too long and was stopped. Try fewer or rarer words, or an \"exact phrase\"."}
 
-// searching runs fn in a transaction whose statements PostgreSQL cancels after
-// s.SearchTimeout (SET LOCAL statement_timeout); a cancelled one is ErrSearchTimeout.
-func (s *Store) searching(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+// searching runs fn with a context that ends after s.SearchTimeout: lib/pq then asks PostgreSQL to
+// cancel the running statement, so a search never holds a pooled connection for long, at no extra
+// statement (no transaction, no SET). A search stopped that way is ErrSearchTimeout; one whose
+// caller went away keeps the caller's error.
+func (s *Store) searching(ctx context.Context, fn func(ctx context.Context, q sqlx.QueryerContext) error) error {
 	timeout := s.SearchTimeout
 	if timeout <= 0 {
 		timeout = DefaultSearchTimeout
 	}
-	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, `SELECT set_config('statement_timeout', $1, true)`,
-			fmt.Sprintf("%dms", max(timeout.Milliseconds(), 1))); err != nil {
-			return err
-		}
-		return fn(tx)
-	})
+	bounded, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := fn(bounded, s.DB)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
 	var pqErr *pq.Error
-	if errors.As(err, &pqErr) && pqErr.Code == "57014" && ctx.Err() == nil {
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &pqErr) && pqErr.Code == "57014" {
 		return ErrSearchTimeout
 	}
 	return err
