@@ -2,13 +2,17 @@
 
 // Helpers the other scripts share (app.js loads first; all scripts are deferred, in order).
 window.Parley = {
-  // copyText puts text on the clipboard and says "Copied" on button for a moment (no clipboard,
-  // as on plain http: nothing happens).
+  // copyText puts text on the clipboard and says "Copied" on button (its [data-copy-label] child
+  // when it has one, so an icon stays) for a moment (no clipboard, as on plain http: nothing
+  // happens).
   copyText: function (button, text) {
     if (!navigator.clipboard) return;
+    var label = button.querySelector("[data-copy-label]") || button;
     navigator.clipboard.writeText(text).then(function () {
-      button.textContent = "Copied";
-      setTimeout(function () { button.textContent = "Copy"; }, 1500);
+      var was = label.getAttribute("data-copy-was") || label.textContent;
+      label.setAttribute("data-copy-was", was);
+      label.textContent = "Copied";
+      setTimeout(function () { label.textContent = was; }, 1500);
     });
   }
 };

@@ -79,7 +79,7 @@
     var copy = event.target.closest("[data-copy-message]");
     if (copy) copyMessage(copy);
     var copyCode = event.target.closest("[data-copy-code]");
-    if (copyCode) Parley.copyText(copyCode, copyCode.parentNode.querySelector("pre").innerText);
+    if (copyCode) Parley.copyText(copyCode, codeText(copyCode.closest(".code-block")));
   });
 
   function toggleTools(button) {
@@ -95,7 +95,7 @@
     var answer = msg && msg.querySelector("[data-testid=answer]");
     if (!answer) return;
     var clean = answer.cloneNode(true); // without the code blocks' own Copy buttons
-    clean.querySelectorAll(".code-copy").forEach(function (b) { b.remove(); });
+    clean.querySelectorAll(".code-bar").forEach(function (b) { b.remove(); });
     document.body.appendChild(clean); // innerText needs a rendered node
     clean.style.position = "absolute";
     clean.style.left = "-99999px";
@@ -141,18 +141,38 @@
     list.scrollTop = list.scrollHeight;
   }
 
-  // Every highlighted code block in an answer gets a Copy button (the server renders the block as
-  // <div class="code-block">; buttons are added here so the sanitised HTML stays button-free).
-  function codeCopyButtons(root) {
+  // Every code block in an answer gets a bar above the code with its language and a Copy button
+  // (the server renders the block as <div class="code-block language-x">; the bar is added here so
+  // the sanitised HTML stays button-free, and it sits above the code so it never covers any).
+  function codeBars(root) {
     root.querySelectorAll("[data-testid=answer] .code-block").forEach(function (block) {
-      if (block.querySelector(".code-copy")) return;
+      if (block.querySelector(".code-bar")) return;
+      var bar = document.createElement("div");
+      bar.className = "code-bar";
+      var lang = document.createElement("span");
+      lang.className = "code-lang";
+      var m = /(?:^|\s)language-(\S+)/.exec(block.className);
+      lang.textContent = m ? m[1] : "text";
       var button = document.createElement("button");
       button.type = "button";
       button.className = "code-copy";
-      button.textContent = "Copy";
       button.setAttribute("data-copy-code", "");
-      block.appendChild(button);
+      button.setAttribute("aria-label", "Copy code");
+      var label = document.createElement("span");
+      label.setAttribute("data-copy-label", "");
+      label.textContent = "Copy";
+      button.appendChild(label);
+      bar.appendChild(lang);
+      bar.appendChild(button);
+      block.insertBefore(bar, block.firstChild);
     });
+  }
+
+  // codeText is a block's code exactly as shown: its characters, without the newline that ends the
+  // last line.
+  function codeText(block) {
+    var pre = block.querySelector("pre");
+    return pre ? pre.textContent.replace(/\n$/, "") : "";
   }
 
   function localTimes(root) {
@@ -199,7 +219,7 @@
       setState("connecting");
     }
     localTimes(root);
-    codeCopyButtons(root);
+    codeBars(root);
     rateLimit();
     syncComposer();
     // Sidebar pages and older messages loading above do not move the conversation.
@@ -242,7 +262,7 @@
   document.addEventListener("htmx:load", function (event) { setup(event.target); });
   document.addEventListener("htmx:oobAfterSwap", function (event) {
     localTimes(event.target.parentNode || document);
-    codeCopyButtons(document);
+    codeBars(document);
     syncComposer();
     scrollToEnd();
   });
