@@ -125,20 +125,101 @@
     if (stop) stop.classList.toggle("hidden", !busy);
   }
 
-  // The list follows the newest message, unless the page opened at a message (a search result,
-  // data-focus-message on the pane) that the person has not left yet by sending.
-  function scrollToEnd() {
+  // The list follows the answer while the reader is at its end (within FOLLOW_SLACK px). Once they
+  // scroll up, new text leaves their place alone and "↓ New text" offers the way back; scrolling
+  // back to the end, pressing the button or sending follows again. A page opened at a message (a
+  // search result, data-focus-message on the pane) stays there until the person sends.
+  var FOLLOW_SLACK = 48;
+  var follow = true;
+  function atEnd(list) { return list.scrollHeight - list.scrollTop - list.clientHeight <= FOLLOW_SLACK; }
+  function showNewText(on) {
+    var button = $("new-text");
+    if (button) button.classList.toggle("hidden", !on);
+  }
+  var autoTop = 0; // where scrollToEnd last put the list; above it, the reader has moved up
+  document.addEventListener("scroll", function (event) {
+    if (event.target.id !== "messages") return;
+    follow = atEnd(event.target);
+    if (follow) showNewText(false);
+  }, true);
+  // A wheel turned up stops following at once (its scroll event comes a frame later, when a
+  // streamed update may already have moved the list).
+  document.addEventListener("wheel", function (event) {
+    if (event.deltaY < 0 && event.target.closest && event.target.closest("#messages")) follow = false;
+  }, { passive: true });
+
+  // scrollToEnd moves the list to its end when it follows (force: it follows from now on).
+  function scrollToEnd(force) {
     var list = $("messages");
     if (!list) return;
     var pane = $("chat-pane");
     var focus = pane && pane.getAttribute("data-focus-message");
     var target = focus && document.getElementById(focus);
     if (target) {
-      target.classList.add("msg-found");
-      target.scrollIntoView({ block: "center" });
+      if (force || !target.classList.contains("msg-found")) { // opened, or rendered anew (a snapshot)
+        target.classList.add("msg-found");
+        target.scrollIntoView({ block: "center" });
+      }
       return;
     }
-    list.scrollTop = list.scrollHeight;
+    if (force) follow = true;
+    else if (list.scrollTop < autoTop - 2) follow = false; // moved up, scroll event still to come
+    if (follow) {
+      list.scrollTop = list.scrollHeight;
+      autoTop = list.scrollTop;
+      showNewText(false);
+    } else if (!atEnd(list)) {
+      showNewText(true);
+    }
+  }
+
+  // Details the reader opened (reasoning, tool arguments and results) stay open when their message
+  // is rendered again by the stream: remembered as "<message id>/<index of the details>".
+  var openDetails = {};
+  function detailsKey(details) {
+    var msg = details.closest(".msg");
+    if (!msg || !msg.id) return null;
+    return msg.id + "/" + Array.prototype.indexOf.call(msg.querySelectorAll("details"), details);
+  }
+  function remember(details, open) {
+    var key = detailsKey(details);
+    if (key === null) return;
+    if (open) openDetails[key] = true; else delete openDetails[key];
+  }
+  document.addEventListener("toggle", function (event) {
+    if (event.target.tagName === "DETAILS") remember(event.target, event.target.open);
+  }, true);
+  function reopenDetails() {
+    Object.keys(openDetails).forEach(function (key) {
+      var cut = key.lastIndexOf("/");
+      var msg = document.getElementById(key.slice(0, cut));
+      var details = msg && msg.querySelectorAll("details")[+key.slice(cut + 1)];
+      if (details && !details.open) details.open = true;
+    });
+  }
+
+  // A finished answer is announced once through the polite live region #chat-announcer (the list
+  // itself is not live: it changes on every streamed word). Answers already finished when the page
+  // (or a snapshot) arrives are not announced.
+  var announced = {};
+  function announce(root, quiet) {
+    var region = $("chat-announcer");
+    root.querySelectorAll(".msg-assistant[data-status]").forEach(function (msg) {
+      var status = msg.getAttribute("data-status");
+      if (status !== "complete" && status !== "failed") {
+        announced[msg.id] = false;
+        return;
+      }
+      if (announced[msg.id] === true) return;
+      var speak = announced[msg.id] === false && !quiet;
+      announced[msg.id] = true;
+      if (!speak || !region) return;
+      var answer = msg.querySelector("[data-testid=answer]");
+      var name = msg.querySelector("[data-testid=answer-agent]");
+      var text = (answer ? answer.innerText : "").trim();
+      if (status === "failed") text = "The answer failed. " + text;
+      region.textContent = (name ? name.textContent + ": " : "") + text.slice(0, 2000);
+    });
   }
 
   // Every code block in an answer gets a bar above the code with its language and a Copy button
@@ -222,8 +303,11 @@
     codeBars(root);
     rateLimit();
     syncComposer();
+    reopenDetails();
+    var fresh = root.querySelector && root.querySelector("#messages");
+    announce(root, !!fresh || root === document.body);
     // Sidebar pages and older messages loading above do not move the conversation.
-    if (!(root.closest && root.closest("#history, [data-older-messages]"))) scrollToEnd();
+    if (!(root.closest && root.closest("#history, [data-older-messages]"))) scrollToEnd(!!fresh);
   }
 
   // Text typed while a send is in flight survives the pane that the send answers with.
@@ -233,12 +317,13 @@
       submitted = $("query").value;
       var pane = $("chat-pane");
       if (pane) pane.removeAttribute("data-focus-message"); // follow the new answer from now on
+      follow = true;
     }
   });
   var typed = null;
   document.addEventListener("htmx:beforeSwap", function (event) {
     var q = $("query");
-    typed = q && submitted !== null && q.value !== submitted && q.value.trim() !== "" ? q.value : null;
+    typed = q && submitted !== null && q.value.trim() !== submitted.trim() && q.value.trim() !== "" ? q.value : null;
   });
   document.addEventListener("htmx:afterSwap", function () {
     var q = $("query");
@@ -257,13 +342,35 @@
     event.detail.shouldSwap = false;
     existing.replaceWith(incoming);
     htmx.process(incoming);
+    reopenDetails();
   });
 
+  // Before an out-of-band swap, note whether the reader is at the end; a snapshot (the whole list
+  // again) keeps their place when they are not.
+  var keepTop = null;
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var list = $("messages");
+    keepTop = list && !follow ? list.scrollTop : null;
+  });
   document.addEventListener("htmx:load", function (event) { setup(event.target); });
   document.addEventListener("htmx:oobAfterSwap", function (event) {
     localTimes(event.target.parentNode || document);
     codeBars(document);
     syncComposer();
-    scrollToEnd();
+    reopenDetails();
+    announce(event.target.parentNode || document, false);
+    var list = $("messages");
+    if (keepTop !== null && list && event.target.id === "messages") list.scrollTop = keepTop;
+    keepTop = null;
+    scrollToEnd(false);
+  });
+  document.addEventListener("click", function (event) {
+    if (event.target.closest("#new-text")) {
+      scrollToEnd(true); // the button hides; the focus it took goes back to the composer
+      var q = $("query");
+      if (q && !q.disabled) q.focus({ preventScroll: true });
+    }
+    var summary = event.target.closest(".msg details > summary");
+    if (summary) remember(summary.parentNode, !summary.parentNode.open); // before a re-render can drop the toggle
   });
 })();
