@@ -114,3 +114,6 @@ func messageURL(exchangeID, messageID int64, suffix string) string {
 
 // toJSON is the hx-vals of a version switch: {"to": "42"}.
 func toJSON(to int64) string { return `{"to":"` + strconv.FormatInt(to, 10) + `"}` }
+
+// iconHref is the address of one symbol of the icon sprite, e.g. "/static/vendor/icons.svg?v=…#copy".
+func iconHref(name string) string { return Asset("vendor/icons.svg") + "#" + name }

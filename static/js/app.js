@@ -2,6 +2,21 @@
 
 // Helpers the other scripts share (app.js loads first; all scripts are deferred, in order).
 window.Parley = {
+  // icon returns an <svg> drawing one icon of the sprite (views.Icon's twin for script-made
+  // controls); it is decorative, the control carries the name.
+  icon: function (name, className) {
+    var meta = document.querySelector("meta[name=parley-icons]");
+    var ns = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("class", "icon " + (className || ""));
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("focusable", "false");
+    var use = document.createElementNS(ns, "use");
+    use.setAttribute("href", (meta ? meta.content : "/static/vendor/icons.svg") + "#" + name);
+    svg.appendChild(use);
+    return svg;
+  },
+
   // copyText puts text on the clipboard and says "Copied" on button (its [data-copy-label] child
   // when it has one, so an icon stays) for a moment (no clipboard, as on plain http: nothing
   // happens).

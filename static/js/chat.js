@@ -242,6 +242,7 @@
       var label = document.createElement("span");
       label.setAttribute("data-copy-label", "");
       label.textContent = "Copy";
+      button.appendChild(Parley.icon("copy", "h-3.5 w-3.5"));
       button.appendChild(label);
       bar.appendChild(lang);
       bar.appendChild(button);
