@@ -32,6 +32,27 @@ window.Parley = {
   }
 };
 
+// The server's out-of-band deletes are idempotent: "take the welcome text / the empty-list note /
+// this sidebar item away if it is there". htmx logs a console error for each one whose element is
+// not on the page; this extension (hx-ext on <body>, so every request and the SSE stream use it)
+// drops those deletes before htmx sees them.
+htmx.defineExtension("skip-missing-oob", {
+  transformResponse: function (text) {
+    // Whole pages (boosted navigations) are left alone: a <template> would drop their <html>.
+    if (text.indexOf('hx-swap-oob="delete"') < 0 || /<html[\s>]/i.test(text)) return text;
+    var tpl = document.createElement("template");
+    tpl.innerHTML = text;
+    var dropped = false;
+    tpl.content.querySelectorAll('[hx-swap-oob="delete"]').forEach(function (el) {
+      if (el.id && !document.getElementById(el.id)) {
+        el.remove();
+        dropped = true;
+      }
+    });
+    return dropped ? tpl.innerHTML : text;
+  }
+});
+
 (function () {
   "use strict";
 

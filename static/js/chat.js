@@ -4,6 +4,23 @@
 (function () {
   "use strict";
 
+  // The stream's own "error" events (a failed answer: Gnosari's event name) reach EventSource's
+  // onerror too, and htmx-ext-sse would log each as a console error and count it as a lost
+  // connection. This EventSource hands onerror only real connection errors; sse-swap still renders
+  // the "error" messages.
+  htmx.createEventSource = function (url) {
+    var source = new EventSource(url, { withCredentials: true });
+    var onerror = null;
+    source.addEventListener("error", function (event) {
+      if (!(event instanceof MessageEvent) && onerror) onerror.call(source, event);
+    });
+    Object.defineProperty(source, "onerror", {
+      get: function () { return onerror; },
+      set: function (fn) { onerror = fn; }
+    });
+    return source;
+  };
+
   var BACKOFF_SECONDS = [1, 2, 4, 8, 16];
   var attempt = 0;
   var retryTimer = null;
@@ -54,9 +71,6 @@
   document.addEventListener("htmx:sseError", function (event) {
     var elt = event.target;
     if (!elt || elt.id !== "chat-stream") return;
-    // Our own "error" event (a failed answer) reaches EventSource's onerror too; it is a message,
-    // not a lost connection, and sse-swap renders it.
-    if (event.detail && event.detail.error instanceof MessageEvent) return;
     elt.remove();
     scheduleReconnect();
   });
