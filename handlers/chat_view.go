@@ -45,10 +45,13 @@ func messageViews(msgs []db.Message, agents map[int64]db.Agent) []views.MessageV
 
 // messageViewAt is the view model of msgs[i]. A user message or an answer starts a group (showing
 // the name and time) unless the previous message has the same role and is under five minutes
-// older; tool and reasoning items never carry the label, since the Tools toggle may hide them.
+// older; the time stays visible only after such a pause (else on hover). Tool and reasoning items
+// never carry the label, since the Tools toggle may hide them.
 func messageViewAt(msgs []db.Message, i int, agents map[int64]db.Agent) views.MessageView {
 	v := messageView(msgs[i], agents)
-	v.GroupStart = i == 0 || msgs[i].Role != msgs[i-1].Role || msgs[i].CreatedAt.Sub(msgs[i-1].CreatedAt) > 5*time.Minute
+	pause := i == 0 || msgs[i].CreatedAt.Sub(msgs[i-1].CreatedAt) > 5*time.Minute
+	v.GroupStart = pause || msgs[i].Role != msgs[i-1].Role
+	v.ShowTime = pause
 	return v
 }
 

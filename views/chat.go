@@ -105,6 +105,10 @@ type MessageView struct {
 	At          time.Time
 	// GroupStart marks the first message of a run by one speaker: it shows the name and time.
 	GroupStart bool
+	// ShowTime says a group's time shows at all times: at the conversation's first message and
+	// after a pause of more than five minutes (SPEC §4's group boundaries); other times show
+	// when the pointer or the focus is on the message.
+	ShowTime bool
 	Model      string
 	Tokens     int
 	Error      string

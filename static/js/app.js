@@ -32,19 +32,31 @@ window.Parley = {
   }
 };
 
-// The server's out-of-band deletes are idempotent: "take the welcome text / the empty-list note /
-// this sidebar item away if it is there". htmx logs a console error for each one whose element is
-// not on the page; this extension (hx-ext on <body>, so every request and the SSE stream use it)
-// drops those deletes before htmx sees them.
+// The server's out-of-band parts are "if it is there": take the welcome text or a sidebar item
+// away, put a new conversation at the top of a sidebar (none on guest, team and embed pages).
+// htmx logs a console error for each one whose target is not on the page; this extension (hx-ext
+// on <body>, so every request and the SSE stream use it) drops those first. A target that the
+// same response brings stays.
 htmx.defineExtension("skip-missing-oob", {
   transformResponse: function (text) {
     // Whole pages (boosted navigations) are left alone: a <template> would drop their <html>.
-    if (text.indexOf('hx-swap-oob="delete"') < 0 || /<html[\s>]/i.test(text)) return text;
+    if (text.indexOf("hx-swap-oob") < 0 || /<html[\s>]/i.test(text)) return text;
     var tpl = document.createElement("template");
     tpl.innerHTML = text;
     var dropped = false;
-    tpl.content.querySelectorAll('[hx-swap-oob="delete"]').forEach(function (el) {
-      if (el.id && !document.getElementById(el.id)) {
+    tpl.content.querySelectorAll("[hx-swap-oob]").forEach(function (el) {
+      if (!el.parentNode || el.parentNode !== tpl.content) return; // htmx reads top-level ones
+      var how = el.getAttribute("hx-swap-oob");
+      var cut = how.indexOf(":");
+      var selector = cut > 0 ? how.slice(cut + 1) : el.id ? "#" + CSS.escape(el.id) : "";
+      var missing = false;
+      try {
+        // A delete concerns what is on the page now; another swap may aim at what this response
+        // brings.
+        missing = selector !== "" && !document.querySelector(selector) && (how === "delete" ||
+          !Array.prototype.some.call(tpl.content.querySelectorAll(selector), function (t) { return !t.hasAttribute("hx-swap-oob"); }));
+      } catch (e) { missing = false; } // a selector the browser cannot read: leave it to htmx
+      if (missing) {
         el.remove();
         dropped = true;
       }

@@ -118,6 +118,15 @@
     Parley.copyText(button, text);
   }
 
+  // The composer grows with its text; browsers without CSS field-sizing get its height from here.
+  if (!(window.CSS && CSS.supports("field-sizing", "content"))) {
+    document.addEventListener("input", function (event) {
+      if (event.target.id !== "query") return;
+      event.target.style.height = "auto";
+      event.target.style.height = event.target.scrollHeight + 2 + "px";
+    });
+  }
+
   // Enter sends, Shift+Enter adds a new line (and nothing sends while an IME composes).
   document.addEventListener("keydown", function (event) {
     if (event.target.id !== "query" || event.key !== "Enter" || event.shiftKey || event.isComposing) return;
@@ -136,7 +145,11 @@
     var limited = send.hasAttribute("data-limited") || send.hasAttribute("data-locked");
     send.disabled = busy || limited;
     var stop = $("stop");
-    if (stop) stop.classList.toggle("hidden", !busy);
+    if (!stop) return;
+    var focused = document.activeElement === send || document.activeElement === stop;
+    stop.classList.toggle("hidden", !busy); // Stop stands where Send was
+    send.classList.toggle("hidden", busy);
+    if (focused) (busy ? stop : send).focus({ preventScroll: true }); // the focus moves with it
   }
 
   // The list follows the answer while the reader is at its end (within FOLLOW_SLACK px). Once they
@@ -293,18 +306,30 @@
     return d.toLocaleDateString();
   }
 
-  // The rate-limit banner re-enables the composer when the limit resets.
+  // The rate-limit banner counts the seconds down; at zero the composer (which kept the message)
+  // can send again, and the banner says so for a few seconds before it goes.
   function rateLimit() {
     var banner = $("limit-banner");
     var send = $("send");
-    if (!banner || !send) return;
-    var seconds = parseInt(banner.getAttribute("data-retry-after"), 10) || 1;
+    if (!banner || !send || banner.hasAttribute("data-counting")) return;
+    banner.setAttribute("data-counting", "");
+    var left = parseInt(banner.getAttribute("data-retry-after"), 10) || 1;
+    var count = banner.querySelector("[data-countdown]");
     send.setAttribute("data-limited", "");
-    setTimeout(function () {
+    var tick = setInterval(function () {
+      left--;
+      if (count) count.textContent = String(Math.max(left, 0));
+      if (left > 0) return;
+      clearInterval(tick);
       send.removeAttribute("data-limited");
-      banner.remove();
       syncComposer();
-    }, seconds * 1000);
+      var problem = $("query-error");
+      if (problem) problem.remove();
+      var q = $("query");
+      if (q) q.removeAttribute("aria-invalid");
+      banner.textContent = "You can send again.";
+      setTimeout(function () { banner.remove(); }, 4000);
+    }, 1000);
   }
 
   function setup(root) {
