@@ -108,11 +108,11 @@ type MessageView struct {
 	// ShowTime says a group's time shows at all times: at the conversation's first message and
 	// after a pause of more than five minutes (SPEC §4's group boundaries); other times show
 	// when the pointer or the focus is on the message.
-	ShowTime bool
-	Model      string
-	Tokens     int
-	Error      string
-	ViaRouter  bool
+	ShowTime  bool
+	Model     string
+	Tokens    int
+	Error     string
+	ViaRouter bool
 	// HandoffReason is why the router handed the turn to this agent (shown on the badge).
 	HandoffReason string
 	// Confidence is the agent's own estimate ("low", "medium", "high"), when it gave one.
