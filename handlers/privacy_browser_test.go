@@ -43,7 +43,7 @@ func backAfterSignOut(t *testing.T, boosted bool) {
 		b.waitFor("the conversation", `document.body?.innerText.includes('confidential matter')`)
 		b.eval(`document.querySelector('form[action="/signout"]').setAttribute('hx-boost', 'false'), ''`)
 	}
-	b.do("open the account menu", chromedp.Click(chromedp.CSS(`summary[aria-label="Account menu"]`)))
+	b.do("open the account menu", chromedp.Click(chromedp.CSS(`[data-testid=account-menu]`)))
 	b.do("sign out", chromedp.Click(chromedp.CSS(`form[action="/signout"] button`)))
 	b.waitFor("signed out", `!document.querySelector('[data-testid=account-name]') && document.querySelector('a[href="/signin"]')`)
 

@@ -209,7 +209,7 @@ func teamSidebar(t TeamView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, " Auto</span><span class=\"block text-xs text-slate-500 dark:text-slate-400\">The router picks by the question.</span></span></label> ")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, " Auto</span><span class=\"block text-xs text-slate-600 dark:text-slate-400\">The router picks by the question.</span></span></label> ")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -106,7 +106,7 @@ func SharesPage(p Page, exchangeID int64, title string, links []ShareLink) templ
 					return templ_7745c5c3_Err
 				}
 				if l.Revoked {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<div class=\"truncate font-mono text-sm text-slate-400 line-through\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<div class=\"truncate font-mono text-sm text-slate-500 line-through\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -345,7 +345,7 @@ func sharedMessage(m MessageView) templ.Component {
 		ctx = templ.ClearChildren(ctx)
 		switch m.Role {
 		case "user":
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<div class=\"flex justify-end\" data-role=\"user\"><div class=\"max-w-[85%] whitespace-pre-wrap break-words rounded-2xl rounded-br-sm bg-emerald-600 px-4 py-2 text-white\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<div class=\"flex justify-end\" data-role=\"user\"><div class=\"max-w-[85%] whitespace-pre-wrap break-words rounded-2xl rounded-br-sm bg-emerald-700 px-4 py-2 text-white\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -316,6 +316,7 @@
     var width = drag.root.right - event.clientX;
     width = Math.max(288, Math.min(width, drag.root.width * 0.75));
     $("side-panel").style.width = width + "px";
+    event.target.setAttribute("aria-valuenow", String(Math.round(100 * width / drag.root.width))); // the panel's share, %
   });
   document.addEventListener("pointerup", function () { drag = null; });
 })();
