@@ -120,3 +120,50 @@ func TestAxeFindsNoSeriousViolationsOnTheMainPages(t *testing.T) {
 	total += guest.axeCheck("embed", axe)
 	t.Logf("axe: %d serious or critical violations in all states", total)
 }
+
+// tabTo presses Tab until the focus is on an element matching selector (at most 200 times).
+func (b browser) tabTo(selector string) {
+	b.t.Helper()
+	for range 200 {
+		if b.eval(`String(!!document.activeElement?.matches(`+jsString(selector)+`))`) == "true" {
+			return
+		}
+		b.do("Tab", chromedp.KeyEvent("\t"))
+	}
+	b.t.Fatalf("Tab never reached %s (focus is on %s)", selector, b.eval(`document.activeElement?.outerHTML.slice(0, 120) ?? 'nothing'`))
+}
+
+// With the keyboard alone a person sends a message, rates the answer, opens a past conversation
+// from the sidebar, and accepts an edit the page assistant proposes.
+func TestKeyboardOnlySendRateOpenAndAccept(t *testing.T) {
+	app := handlerstest.Start(t)
+	b := signInBrowser(t, app)
+	c := app.Client(t)
+	c.SignIn("ada@example.com", "correct horse")
+	past, _ := seedConversation(t, app, "ada@example.com", "Past talk", time.Now().Add(-time.Hour), "q", "a")
+	page := newPage(t, c, "Field notes", "# Field notes\n\n## Tides\n\nLow tide at six.\n")
+
+	b.do("open chat", chromedp.Navigate(app.URL+"/chat/new"), chromedp.WaitVisible(chromedp.CSS(`#query`)))
+	b.waitFor("settled", settled)
+	b.tabTo("#query")
+	b.do("type and press Enter", chromedp.KeyEvent("hello there"), chromedp.KeyEvent("\r"))
+	b.waitFor("the answer", `document.querySelector('[data-role=assistant][data-status=complete] [data-testid=feedback-up]')`)
+	b.waitFor("settled", settled)
+	b.tabTo(`[data-role=assistant] [data-testid=feedback-up]`)
+	b.do("rate it", chromedp.KeyEvent("\r"))
+	b.waitFor("the rating", `document.querySelector('[data-role=assistant] [data-testid=feedback]')?.dataset.rating === 'up'`)
+
+	b.tabTo(fmt.Sprintf(`#history-%d a`, past))
+	b.do("open the past conversation", chromedp.KeyEvent("\r"))
+	b.waitFor("the past conversation", fmt.Sprintf(`location.pathname === '/sessions/%d/chat'`, past))
+
+	b.do("open the editor", chromedp.Navigate(fmt.Sprintf("%s/pages/%d/edit", app.URL, page)), chromedp.WaitVisible(chromedp.CSS(`#query`)))
+	b.waitFor("settled", settled)
+	b.tabTo("#query")
+	b.do("ask for an edit", chromedp.KeyEvent("rename section Tides to Tide times"), chromedp.KeyEvent("\r"))
+	b.waitFor("a proposal", `document.querySelector('[data-testid=proposal] [data-testid=accept]:not([disabled])')`)
+	b.waitFor("settled", settled)
+	b.tabTo(`[data-testid=proposal] [data-testid=accept]`)
+	b.do("accept it", chromedp.KeyEvent("\r"))
+	b.waitFor("the accepted edit", `document.getElementById('page-content').value.includes('## Tide times')`)
+}
