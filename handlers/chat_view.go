@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	agentpkg "parley/agents"
 	"strings"
 	"time"
 
@@ -60,7 +61,7 @@ func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
 	v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, At: m.CreatedAt, ToolLabel: toolLabel(m.ToolName)}
 	if m.AgentID != nil {
 		a := agents[*m.AgentID]
-		v.AgentName, v.AgentAvatar = a.Name, a.Avatar
+		v.AgentName, v.AgentAvatar, v.AgentAccent = a.Name, a.Avatar, agentpkg.ReadTheme(a.Theme).Accent
 	}
 	if v.AgentName == "" {
 		v.AgentName, v.AgentAvatar = "Assistant", "✨"

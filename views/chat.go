@@ -102,6 +102,9 @@ type MessageView struct {
 	DurationMS  int
 	AgentName   string
 	AgentAvatar string
+	// AgentAccent is the answering agent's theme colour ("" for none), so each member of a team
+	// answers in its own colours.
+	AgentAccent string
 	At          time.Time
 	// GroupStart marks the first message of a run by one speaker: it shows the name and time.
 	GroupStart bool
