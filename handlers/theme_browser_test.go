@@ -26,7 +26,9 @@ func TestThemesReachTheWidgetThePasswordPromptAndTeamMembers(t *testing.T) {
 		t.Fatalf("enable the widget: %d", res.Status)
 	}
 
-	bg := func(sel string) string { return b.eval(`getComputedStyle(document.querySelector('` + sel + `')).backgroundColor`) }
+	bg := func(sel string) string {
+		return b.eval(`getComputedStyle(document.querySelector('` + sel + `')).backgroundColor`)
+	}
 	b.do("pages list", chromedp.Navigate(app.URL+"/pages"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=widget-button]`)))
 	if got := bg(`[data-testid=widget-button]`); got != rose600 {
 		t.Errorf("the floating button of a rose agent is %s, want %s", got, rose600)
