@@ -180,6 +180,10 @@ func MessageElementID(id int64) string { return "message-" + strconv.FormatInt(i
 // timeLabel is a short UTC time, re-rendered in the viewer's zone by app.js from the datetime attribute.
 func timeLabel(t time.Time) string { return t.UTC().Format("15:04") }
 
+// dateTimeLabel is a moment with its day, e.g. "2026-12-01 08:56" (UTC; chat.js shows it in the
+// reader's zone).
+func dateTimeLabel(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") }
+
 func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 func boolAttr(b bool) string {

@@ -285,11 +285,13 @@
   }
 
   function localTimes(root) {
-    root.querySelectorAll("time[data-local-time], time[data-relative]").forEach(function (el) {
+    root.querySelectorAll("time[data-local-time], time[data-local-datetime], time[data-relative]").forEach(function (el) {
       var d = new Date(el.getAttribute("datetime"));
       if (isNaN(d)) return;
       el.title = d.toLocaleString();
-      if (el.hasAttribute("data-relative")) {
+      if (el.hasAttribute("data-local-datetime")) {
+        el.textContent = d.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+      } else if (el.hasAttribute("data-relative")) {
         el.textContent = relative(d);
       } else {
         el.textContent = d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
