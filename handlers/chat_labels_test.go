@@ -52,3 +52,36 @@ func TestSharePageDatesItsSnapshot(t *testing.T) {
 		t.Errorf("the snapshot is labelled %q, want its date %s", label, want)
 	}
 }
+
+// Clear history offers Undo like a single delete: the new conversation it opens shows the toast,
+// and Undo brings every cleared conversation back.
+func TestClearHistoryOffersUndo(t *testing.T) {
+	app, c := signedIn(t)
+	var ids []int64
+	for i := range 3 {
+		id, _ := seedConversation(t, app, "ada@example.com", fmt.Sprint("Chat ", i), time.Now(), "q", "a")
+		ids = append(ids, id)
+	}
+	res := htmxPost(c, "/history/clear", url.Values{})
+	to := res.Header.Get("HX-Redirect")
+	if !strings.HasPrefix(to, "/chat/new?undo=") {
+		t.Fatalf("clear answers %d, HX-Redirect %q: want the new chat with undo ids", res.Status, to)
+	}
+	d := doc(t, c.Get(to).Body)
+	vals, _ := d.Find("#undo-toast [data-testid=undo]").Attr("hx-vals")
+	for _, id := range ids {
+		if !strings.Contains(vals, fmt.Sprint(id)) {
+			t.Fatalf("the Undo button's ids %q lack conversation %d", vals, id)
+		}
+	}
+	form := url.Values{}
+	for _, id := range ids {
+		form.Add("ids", fmt.Sprint(id))
+	}
+	if res := htmxPost(c, "/history/restore", form); res.Status != 200 {
+		t.Fatalf("undo: %d", res.Status)
+	}
+	if n := doc(t, c.Get("/chat/new").Body).Find("[data-history-item]").Length(); n != 3 {
+		t.Fatalf("%d conversations back in the sidebar after Undo, want 3", n)
+	}
+}
