@@ -5,7 +5,10 @@ SHELL := /bin/bash
 GO       ?= go
 BIN      := bin/parley
 PGCTL    := db/localpg.sh
-VENDOR   := static/vendor/htmx.min.js static/vendor/sse.js
+VENDOR   := static/vendor/htmx.min.js static/vendor/sse.js static/vendor/icons.svg
+# The icons views.Icon may draw: lucide-static's file names, built into one sprite of <symbol>s.
+ICONS    := menu users trash-2 pencil thumbs-up thumbs-down wrench brain copy arrow-down send square \
+            lock sparkles chevron-down bot ellipsis-vertical rotate-ccw plus x
 CSS      := static/css/app.css
 TEMPL_GO := $(patsubst %.templ,%_templ.go,$(wildcard views/*.templ))
 
@@ -26,6 +29,17 @@ static/vendor/sse.js: node_modules/.installed
 	@mkdir -p static/vendor
 	cp node_modules/htmx-ext-sse/dist/sse.min.js $@
 
+# One SVG sprite of the ICONS from npm's lucide-static (ISC licence), served like htmx, never a CDN.
+static/vendor/icons.svg: node_modules/.installed Makefile
+	@mkdir -p static/vendor
+	@{ echo '<svg xmlns="http://www.w3.org/2000/svg"><!-- lucide-static (ISC licence): $(ICONS) -->'; \
+	  for i in $(ICONS); do \
+	    f=node_modules/lucide-static/icons/$$i.svg; [ -f $$f ] || { echo "no icon $$i in lucide-static" >&2; exit 1; }; \
+	    echo "<symbol id=\"$$i\" viewBox=\"0 0 24 24\" fill=\"none\" stroke=\"currentColor\" stroke-width=\"2\" stroke-linecap=\"round\" stroke-linejoin=\"round\">"; \
+	    sed -n 's/^  \(<.*\)/\1/p' $$f; echo '</symbol>'; \
+	  done; echo '</svg>'; } > $@.tmp && mv $@.tmp $@
+	@echo "built $@ ($(words $(ICONS)) icons)"
+
 $(TEMPL_GO): views/%_templ.go: views/%.templ
 	$(GO) tool templ generate -path views
 
@@ -33,7 +47,7 @@ generate: ## Regenerate templ code
 	$(GO) tool templ generate -path views
 
 $(CSS): node_modules/.installed static/css/input.css tailwind.config.js $(wildcard views/*.templ) $(wildcard static/js/*.js) $(wildcard handlers/*.go)
-	npx --no-install tailwindcss -i static/css/input.css -o $@ --minify 2>/dev/null
+	npx --no-install tailwindcss -i static/css/input.css -o $@ --minify
 
 assets: $(VENDOR) $(CSS) $(TEMPL_GO) ## Build CSS, copy htmx, generate templ code
 

@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -262,15 +263,17 @@ var (
 	questionWords = words("what who whom whose where when why how which is are was were do does did can could should would will has have explain describe define summarize summarise compare tell")
 	findWords     = words("find search locate look lookup show list")
 	greetingWords = words("hi hello hey hiya howdy greetings yo hallo hola bonjour morning afternoon evening thanks thank")
-	// stopWords carry no search meaning; with findWords and questionWords they are dropped from
-	// the keywords.
-	stopWords = words("a an the and or but of in on at to for from by with about into over under " +
+	// grammarWords never say what to look for; politeWords and talkWords usually do not ("say
+	// hello", "what did I say about …"), but they may be the very thing asked for ("find hello").
+	// All three, with findWords and questionWords, are dropped from the keywords unless that
+	// leaves none (see searchKeywords).
+	grammarWords = words("a an the and or but of in on at to for from by with about into over under " +
 		"me my mine i you your yours we our us it its this that these those there here " +
 		"please pls kindly any some all something anything stuff thing things up " +
-		"be been being am as if then than so not no yes ok okay hey hi hello " +
-		"good morning afternoon evening thanks thank " +
-		"say says said mean means know knew tell told think wrote written write mention mentioned " +
-		"talk talked discuss discussed regarding related")
+		"be been being am as if then than so not no yes ok okay regarding related")
+	politeWords = words("hey hi hello good morning afternoon evening thanks thank")
+	talkWords   = words("say says said mean means know knew tell told think wrote written write mention mentioned " +
+		"talk talked discuss discussed")
 )
 
 func words(s string) map[string]bool {
@@ -310,12 +313,33 @@ func isGreeting(text string) bool {
 }
 
 // searchKeywords keeps the words of text that say what to look for, in order, without repeats,
-// at most eight.
+// at most eight. Stop words never swallow a whole request to search: when dropping them all
+// leaves nothing, a request that asks to find something or what was said ("find hello", "what did
+// I say about hello?") gets its polite words back, and a find request then its talk words ("find
+// mentions"). A bare "hello?" stays a greeting.
 func searchKeywords(text string) string {
+	if k := keywordsWithout(text, grammarWords, politeWords, talkWords); k != "" {
+		return k
+	}
+	find := isFindRequest(text)
+	if find || slices.ContainsFunc(lowerWords(text), func(w string) bool { return talkWords[w] }) {
+		if k := keywordsWithout(text, grammarWords, talkWords); k != "" {
+			return k
+		}
+	}
+	if find {
+		return keywordsWithout(text, grammarWords)
+	}
+	return ""
+}
+
+// keywordsWithout is searchKeywords with the given word sets (plus questionWords and findWords)
+// dropped.
+func keywordsWithout(text string, drop ...map[string]bool) string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range lowerWords(text) {
-		if stopWords[w] || questionWords[w] || findWords[w] || seen[w] {
+		if slices.ContainsFunc(drop, func(set map[string]bool) bool { return set[w] }) || questionWords[w] || findWords[w] || seen[w] {
 			continue
 		}
 		seen[w] = true

@@ -75,3 +75,10 @@ func (s *Store) UserByID(ctx context.Context, id int64) (User, error) {
 	err := s.DB.GetContext(ctx, &u, `SELECT `+userColumns+` FROM users WHERE id = $1`, id)
 	return u, notFound(err, "user by id")
 }
+
+// HasUsers reports whether any account exists (start-up says "sign up" only before the first).
+func (s *Store) HasUsers(ctx context.Context) (bool, error) {
+	var exists bool
+	err := s.DB.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM users)`)
+	return exists, err
+}

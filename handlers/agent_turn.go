@@ -216,7 +216,8 @@ func (a *app) dressPane(c echo.Context, pane *views.ChatPane, agent db.Agent, e 
 			pane.SignUpURL = "/signup?next=" + url.QueryEscape(next)
 		}
 	}
-	if !pane.Guest {
+	// Offline every model answers alike ("offline"), so there is no choice to offer.
+	if !pane.Guest && a.cfg.ProviderKind() != "offline" {
 		if models := a.agentModels(agent); len(models) > 1 {
 			pane.Models, pane.Model = models, models[0]
 			if e != nil && slices.Contains(models, e.Model) {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"net/http"
+	"parley/agents"
 	"strings"
 	"sync"
 	"time"
@@ -67,7 +68,7 @@ func (a *app) floatingWidget(c echo.Context) (*views.Widget, error) {
 		ag, err := a.store.AgentByIdentifier(ctx, id)
 		switch {
 		case err == nil && ag.Visibility == "public" && ag.PasswordHash == nil:
-			w = &views.Widget{Name: ag.Name, Avatar: ag.Avatar, EmbedURL: "/embed/agent/" + ag.Identifier}
+			w = &views.Widget{Name: ag.Name, Avatar: ag.Avatar, EmbedURL: "/embed/agent/" + ag.Identifier, Accent: agents.ReadTheme(ag.Theme).Accent}
 		case err != nil && !errors.Is(err, db.ErrNotFound):
 			return nil, err
 		}

@@ -59,7 +59,7 @@ func TestBrowserSignUpSignOutSignIn(t *testing.T) {
 	}
 
 	step("sign out",
-		chromedp.Click(chromedp.CSS(`summary[aria-label="Account menu"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid=account-menu]`)),
 		chromedp.WaitVisible(chromedp.CSS(`form[action="/signout"] button`)),
 		chromedp.Click(chromedp.CSS(`form[action="/signout"] button`)),
 		chromedp.WaitVisible(chromedp.CSS(`header a[href="/signin"]`)),

@@ -52,10 +52,13 @@ func (a *app) submitSignIn(c echo.Context) error {
 	return redirect(c, form.Next)
 }
 
-// submitSignOut revokes the session and returns to the home page.
+// submitSignOut revokes the session and returns to the home page. Clear-Site-Data drops what the
+// browser keeps of this origin's pages (its caches, the back/forward cache, sessionStorage), so a
+// person using the computer next sees nothing private on Back.
 func (a *app) submitSignOut(c echo.Context) error {
 	if err := a.endSession(c); err != nil {
 		return err
 	}
+	c.Response().Header().Set("Clear-Site-Data", `"cache", "storage"`)
 	return redirect(c, "/")
 }

@@ -39,17 +39,23 @@ func (b browser) eval(js string) string {
 	return s
 }
 
-// waitFor polls a JavaScript condition until it is true.
+// waitFor polls a JavaScript condition until it is true. An evaluation that fails because the
+// page is navigating (a reload, Back) is tried again.
 func (b browser) waitFor(what, js string) {
 	b.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
+	var last error
 	for time.Now().Before(deadline) {
-		if b.eval("String(!!("+js+"))") == "true" {
+		ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string]("String(!!("+js+"))"))
+		cancel()
+		if err == nil && s == "true" {
 			return
 		}
+		last = err
 		time.Sleep(25 * time.Millisecond)
 	}
-	b.t.Fatalf("waiting for %s: %s never became true", what, js)
+	b.t.Fatalf("waiting for %s: %s never became true (last error: %v)", what, js, last)
 }
 
 func signInBrowser(t *testing.T, app *handlerstest.App) browser {

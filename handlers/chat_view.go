@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	agentpkg "parley/agents"
 	"strings"
 	"time"
 
@@ -46,10 +47,13 @@ func messageViews(msgs []db.Message, agents map[int64]db.Agent) []views.MessageV
 
 // messageViewAt is the view model of msgs[i]. A user message or an answer starts a group (showing
 // the name and time) unless the previous message has the same role and is under five minutes
-// older; tool and reasoning items never carry the label, since the Tools toggle may hide them.
+// older; the time stays visible only after such a pause (else on hover). Tool and reasoning items
+// never carry the label, since the Tools toggle may hide them.
 func messageViewAt(msgs []db.Message, i int, agents map[int64]db.Agent) views.MessageView {
 	v := messageView(msgs[i], agents)
-	v.GroupStart = i == 0 || msgs[i].Role != msgs[i-1].Role || msgs[i].CreatedAt.Sub(msgs[i-1].CreatedAt) > 5*time.Minute
+	pause := i == 0 || msgs[i].CreatedAt.Sub(msgs[i-1].CreatedAt) > 5*time.Minute
+	v.GroupStart = pause || msgs[i].Role != msgs[i-1].Role
+	v.ShowTime = pause
 	return v
 }
 
@@ -58,7 +62,7 @@ func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
 	v := views.MessageView{ID: m.ID, Role: m.Role, Status: m.Status, At: m.CreatedAt, ToolLabel: toolLabel(m.ToolName)}
 	if m.AgentID != nil {
 		a := agents[*m.AgentID]
-		v.AgentName, v.AgentAvatar = a.Name, a.Avatar
+		v.AgentName, v.AgentAvatar, v.AgentAccent = a.Name, a.Avatar, agentpkg.ReadTheme(a.Theme).Accent
 	}
 	if v.AgentName == "" {
 		v.AgentName, v.AgentAvatar = "Assistant", "✨"

@@ -77,7 +77,7 @@ func reloadAndStream(b browser) {
 func TestBrowserAPIKeyFromTheAccountMenu(t *testing.T) {
 	app := handlerstest.Start(t)
 	b := signInBrowser(t, app)
-	b.do("open the account menu", chromedp.Navigate(app.URL+"/chat"), chromedp.Click(chromedp.CSS(`summary[aria-label="Account menu"]`)))
+	b.do("open the account menu", chromedp.Navigate(app.URL+"/chat"), chromedp.Click(chromedp.CSS(`[data-testid=account-menu]`)))
 	b.do("go to the account page", chromedp.Click(chromedp.CSS(`[data-testid=account-link]`)), chromedp.WaitVisible(chromedp.CSS(`#key-name`)))
 	b.do("create a key", chromedp.SendKeys(chromedp.CSS(`#key-name`), "backup script"), chromedp.Click(chromedp.CSS(`[data-testid=create-key]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=new-key-value]`)))

@@ -92,14 +92,18 @@ func (a *app) submitRestore(c echo.Context) error {
 }
 
 // submitClearHistory moves every general conversation of the viewer to the Trash (the page asks
-// for confirmation first) and opens a new conversation.
+// for confirmation first) and opens a new conversation with an Undo toast, as a delete has; past
+// maxBatch conversations (one restore's limit) the Trash page is the way back instead.
 func (a *app) submitClearHistory(c echo.Context) error {
 	ids, _, err := a.store.TrashGeneralHistory(c.Request().Context(), viewer(c).ID)
 	if err != nil {
 		return err
 	}
 	a.stopAnswers(ids)
-	return redirect(c, "/chat/new")
+	if len(ids) == 0 || len(ids) > maxBatch {
+		return redirect(c, "/chat/new")
+	}
+	return redirect(c, "/chat/new?undo="+joinIDs(ids))
 }
 
 // showTrash lists the viewer's trashed conversations, most recently deleted first, by keyset pages.

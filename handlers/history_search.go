@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -63,8 +64,14 @@ func hitURL(h db.ConversationHit) string {
 // markup is the Markdown punctuation left out of snippets, which show plain text.
 var markup = strings.NewReplacer("**", "", "__", "", "`", "", "#", "", "\n", " ")
 
-// parts cuts a highlighted title or snippet into view parts, without Markdown punctuation.
+// mdLink is a Markdown link or image, maybe cut off at either end of the snippet (its "[" or its
+// ")" missing): only its text shows.
+var mdLink = regexp.MustCompile(`!?\[([^\]]*)\]\([^)\s]*\)?|\]\([^)\s]*\)?`)
+
+// parts cuts a highlighted title or snippet into view parts, without Markdown punctuation (links
+// show their text only).
 func parts(s string) []views.TextPart {
+	s = mdLink.ReplaceAllString(s, "$1")
 	var out []views.TextPart
 	db.SplitHighlights(s, func(text string, match bool) {
 		text = markup.Replace(text)

@@ -102,12 +102,19 @@ type MessageView struct {
 	DurationMS  int
 	AgentName   string
 	AgentAvatar string
+	// AgentAccent is the answering agent's theme colour ("" for none), so each member of a team
+	// answers in its own colours.
+	AgentAccent string
 	At          time.Time
 	// GroupStart marks the first message of a run by one speaker: it shows the name and time.
 	GroupStart bool
-	Model      string
-	Tokens     int
-	Error      string
+	// ShowTime says a group's time shows at all times: at the conversation's first message and
+	// after a pause of more than five minutes (SPEC §4's group boundaries); other times show
+	// when the pointer or the focus is on the message.
+	ShowTime bool
+	Model    string
+	Tokens   int
+	Error    string
 	// Truncated: the model stopped at its token limit; the answer says so and offers Continue.
 	Truncated bool
 	ViaRouter bool
@@ -174,6 +181,10 @@ func MessageElementID(id int64) string { return "message-" + strconv.FormatInt(i
 
 // timeLabel is a short UTC time, re-rendered in the viewer's zone by app.js from the datetime attribute.
 func timeLabel(t time.Time) string { return t.UTC().Format("15:04") }
+
+// dateTimeLabel is a moment with its day, e.g. "2026-12-01 08:56" (UTC; chat.js shows it in the
+// reader's zone).
+func dateTimeLabel(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") }
 
 func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 

@@ -11,7 +11,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import "strconv"
 
-// FeedbackControl is an answer's 👍/👎 with an optional reason. Pressing a thumb rates the answer,
+// FeedbackControl is an answer's thumbs up/down with an optional reason. Pressing a thumb rates the answer,
 // pressing the pressed one withdraws the rating; once rated, a short reason can be saved. Its POST
 // answers with the control again.
 func FeedbackControl(m MessageView, exchangeID int64) templ.Component {
@@ -87,11 +87,11 @@ func FeedbackControl(m MessageView, exchangeID int64) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = thumb(m.Feedback, "up", "👍", "Good answer").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = thumb(m.Feedback, "up", "thumbs-up", "Good answer").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = thumb(m.Feedback, "down", "👎", "Bad answer").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = thumb(m.Feedback, "down", "thumbs-down", "Bad answer").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -310,8 +310,8 @@ func thumb(current, rating, icon, label string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			var templ_7745c5c3_Var19 = []any{"rounded px-1 py-0.5 grayscale hover:bg-slate-200 hover:grayscale-0 dark:hover:bg-slate-800",
-				templ.KV("!grayscale-0 bg-indigo-100 dark:bg-indigo-900", current == rating)}
+			var templ_7745c5c3_Var19 = []any{"inline-flex items-center rounded p-1 hover:bg-slate-200 hover:text-slate-800 dark:hover:bg-slate-800 dark:hover:text-slate-200",
+				templ.KV("bg-indigo-100 text-indigo-700 dark:bg-indigo-900 dark:text-indigo-200", current == rating)}
 			templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var19...)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
@@ -356,12 +356,7 @@ func thumb(current, rating, icon, label string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		var templ_7745c5c3_Var22 string
-		templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(icon)
-		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `feedback.templ`, Line: 51, Col: 8}
-		}
-		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
+		templ_7745c5c3_Err = Icon(icon, "h-3.5 w-3.5").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

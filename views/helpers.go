@@ -28,9 +28,12 @@ func initial(name string) string {
 func statusText(status int) string { return strconv.Itoa(status) }
 
 // htmxConfig is htmx's configuration: no inline indicator styles, eval or script tags (the CSP
-// forbids them), and error responses swapped in like successes, because the server renders a
-// useful page or fragment for them (a form with its messages, a 404 page).
+// forbids them), error responses swapped in like successes, because the server renders a useful
+// page or fragment for them (a form with its messages, a 404 page), and no history cache: htmx
+// would keep snapshots of private pages in the tab's sessionStorage and show them on Back after
+// sign-out without asking the server; Back reloads the page from the server instead.
 const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,` +
+	`"historyCacheSize":0,"refreshOnHistoryMiss":true,` +
 	`"responseHandling":[{"code":"204","swap":false},{"code":"[2345]..","swap":true}]}`
 
 // historyID is the HTML id of a conversation's sidebar item.
@@ -111,3 +114,6 @@ func messageURL(exchangeID, messageID int64, suffix string) string {
 
 // toJSON is the hx-vals of a version switch: {"to": "42"}.
 func toJSON(to int64) string { return `{"to":"` + strconv.FormatInt(to, 10) + `"}` }
+
+// iconHref is the address of one symbol of the icon sprite, e.g. "/static/vendor/icons.svg?v=…#copy".
+func iconHref(name string) string { return Asset("vendor/icons.svg") + "#" + name }

@@ -31,6 +31,8 @@ type Page struct {
 // Widget is the floating chat button: it opens a panel with the agent's widget (EmbedURL).
 type Widget struct {
 	Name, Avatar, EmbedURL string
+	// Accent is the agent's theme colour ("" for the default indigo), as AgentView.Accent.
+	Accent string
 }
 
 // Asset returns the versioned URL of a static file, e.g. Asset("css/app.css").

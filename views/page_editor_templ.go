@@ -190,7 +190,7 @@ func PageEditorView(p PageEditor) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</textarea><div id=\"page-preview\" class=\"prose prose-slate hidden min-h-0 max-w-none flex-1 overflow-y-auto p-6 dark:prose-invert\" data-testid=\"page-preview\"></div></section><div id=\"split-handle\" class=\"hidden w-1.5 shrink-0 cursor-col-resize bg-slate-200 hover:bg-indigo-300 md:block dark:bg-slate-800\" role=\"separator\" aria-orientation=\"vertical\" aria-label=\"Resize the chat panel\" tabindex=\"0\"></div><aside id=\"side-panel\" class=\"flex min-h-0 w-[40%] min-w-[18rem] shrink-0 flex-col border-l border-slate-200 dark:border-slate-800\" data-panel=\"chat\"><div class=\"flex items-center justify-end border-b border-slate-200 px-3 py-1 md:hidden dark:border-slate-800\"><button type=\"button\" class=\"toolbar-btn\" data-close-panel data-testid=\"close-panel\">Close</button></div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</textarea><div id=\"page-preview\" class=\"prose prose-slate hidden min-h-0 max-w-none flex-1 overflow-y-auto p-6 dark:prose-invert\" data-testid=\"page-preview\"></div></section><div id=\"split-handle\" class=\"hidden w-1.5 shrink-0 cursor-col-resize bg-slate-200 hover:bg-indigo-300 md:block dark:bg-slate-800\" role=\"separator\" aria-orientation=\"vertical\" aria-label=\"Resize the chat panel\" aria-valuemin=\"0\" aria-valuemax=\"100\" aria-valuenow=\"40\" tabindex=\"0\"></div><aside id=\"side-panel\" class=\"flex min-h-0 w-[40%] min-w-[18rem] shrink-0 flex-col border-l border-slate-200 dark:border-slate-800\" data-panel=\"chat\"><div class=\"flex items-center justify-end border-b border-slate-200 px-3 py-1 md:hidden dark:border-slate-800\"><button type=\"button\" class=\"toolbar-btn\" data-close-panel data-testid=\"close-panel\">Close</button></div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -539,14 +539,14 @@ func DiffTable(d DiffView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		for _, h := range d.Hunks {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "<div class=\"diff-hunk bg-slate-100 px-2 py-0.5 text-slate-500 dark:bg-slate-800\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "<div class=\"diff-hunk bg-slate-100 px-2 py-0.5 text-slate-600 dark:bg-slate-800 dark:text-slate-400\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var33 string
 			templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(h.Header)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 85, Col: 94}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `page_editor.templ`, Line: 85, Col: 114}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 			if templ_7745c5c3_Err != nil {

@@ -171,7 +171,11 @@ func serve() error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	logger.Info("Parley is serving", "url", cfg.PublicURL, "addr", cfg.Addr)
-	fmt.Printf("\n  Parley is running at %s — open it and sign up (the first account is the admin).\n  Press Ctrl-C to stop.\n\n", cfg.PublicURL)
+	invite := "open it and sign up (the first account is the admin)"
+	if exists, err := store.HasUsers(ctx); err != nil || exists {
+		invite = "open it and sign in"
+	}
+	fmt.Printf("\n  Parley is running at %s — %s.\n  Press Ctrl-C to stop.\n\n", cfg.PublicURL, invite)
 
 	select {
 	case err := <-errc:

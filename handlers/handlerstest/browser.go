@@ -13,7 +13,8 @@ import (
 )
 
 // Browser returns a chromedp context on a new headless Chromium (Debian's `chromium`), closed when
-// the test ends. When the test fails, a full-page screenshot is saved to
+// the test ends. The test fails on any console error, uncaught exception or failed request of
+// the page (browser_errors.go; AllowBrowserErrors lets a test expect some). When the test fails, a full-page screenshot is saved to
 // test-artifacts/<TestName>.png at the repository root first.
 func Browser(t testing.TB) context.Context {
 	t.Helper()
@@ -43,6 +44,7 @@ func Browser(t testing.TB) context.Context {
 			Screenshot(t, ctx, "failure")
 		}
 	})
+	watchErrors(t, ctx)
 	return ctx
 }
 

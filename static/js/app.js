@@ -2,16 +2,68 @@
 
 // Helpers the other scripts share (app.js loads first; all scripts are deferred, in order).
 window.Parley = {
-  // copyText puts text on the clipboard and says "Copied" on button for a moment (no clipboard,
-  // as on plain http: nothing happens).
+  // icon returns an <svg> drawing one icon of the sprite (views.Icon's twin for script-made
+  // controls); it is decorative, the control carries the name.
+  icon: function (name, className) {
+    var meta = document.querySelector("meta[name=parley-icons]");
+    var ns = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("class", "icon " + (className || ""));
+    svg.setAttribute("aria-hidden", "true");
+    svg.setAttribute("focusable", "false");
+    var use = document.createElementNS(ns, "use");
+    use.setAttribute("href", (meta ? meta.content : "/static/vendor/icons.svg") + "#" + name);
+    svg.appendChild(use);
+    return svg;
+  },
+
+  // copyText puts text on the clipboard and says "Copied" on button (its [data-copy-label] child
+  // when it has one, so an icon stays) for a moment (no clipboard, as on plain http: nothing
+  // happens).
   copyText: function (button, text) {
     if (!navigator.clipboard) return;
+    var label = button.querySelector("[data-copy-label]") || button;
     navigator.clipboard.writeText(text).then(function () {
-      button.textContent = "Copied";
-      setTimeout(function () { button.textContent = "Copy"; }, 1500);
+      var was = label.getAttribute("data-copy-was") || label.textContent;
+      label.setAttribute("data-copy-was", was);
+      label.textContent = "Copied";
+      setTimeout(function () { label.textContent = was; }, 1500);
     });
   }
 };
+
+// The server's out-of-band parts are "if it is there": take the welcome text or a sidebar item
+// away, put a new conversation at the top of a sidebar (none on guest, team and embed pages).
+// htmx logs a console error for each one whose target is not on the page; this extension (hx-ext
+// on <body>, so every request and the SSE stream use it) drops those first. A target that the
+// same response brings stays.
+htmx.defineExtension("skip-missing-oob", {
+  transformResponse: function (text) {
+    // Whole pages (boosted navigations) are left alone: a <template> would drop their <html>.
+    if (text.indexOf("hx-swap-oob") < 0 || /<html[\s>]/i.test(text)) return text;
+    var tpl = document.createElement("template");
+    tpl.innerHTML = text;
+    var dropped = false;
+    tpl.content.querySelectorAll("[hx-swap-oob]").forEach(function (el) {
+      if (!el.parentNode || el.parentNode !== tpl.content) return; // htmx reads top-level ones
+      var how = el.getAttribute("hx-swap-oob");
+      var cut = how.indexOf(":");
+      var selector = cut > 0 ? how.slice(cut + 1) : el.id ? "#" + CSS.escape(el.id) : "";
+      var missing = false;
+      try {
+        // A delete concerns what is on the page now; another swap may aim at what this response
+        // brings.
+        missing = selector !== "" && !document.querySelector(selector) && (how === "delete" ||
+          !Array.prototype.some.call(tpl.content.querySelectorAll(selector), function (t) { return !t.hasAttribute("hx-swap-oob"); }));
+      } catch (e) { missing = false; } // a selector the browser cannot read: leave it to htmx
+      if (missing) {
+        el.remove();
+        dropped = true;
+      }
+    });
+    return dropped ? tpl.innerHTML : text;
+  }
+});
 
 (function () {
   "use strict";

@@ -65,6 +65,30 @@
     keep = null;
   });
 
+  // Opening a conversation from the sidebar is a boosted navigation that swaps the whole body: the
+  // new sidebar keeps the old one's scroll, and the open conversation's item is scrolled into view
+  // (only as far as needed). A full page load shows that item too.
+  var sidebarTop = null;
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var list = $("history-list");
+    sidebarTop = list && event.detail.target === document.body ? list.scrollTop : null;
+  });
+  function showCurrent() {
+    var list = $("history-list");
+    if (!list) return;
+    if (sidebarTop !== null) list.scrollTop = sidebarTop;
+    sidebarTop = null;
+    var current = list.querySelector("[aria-current=page]");
+    if (!current) return;
+    var item = current.getBoundingClientRect();
+    var box = list.getBoundingClientRect();
+    if (item.top < box.top) list.scrollTop -= box.top - item.top;
+    else if (item.bottom > box.bottom) list.scrollTop += item.bottom - box.bottom;
+  }
+  document.addEventListener("htmx:afterSwap", function (event) {
+    if (event.detail.target === document.body) showCurrent();
+  });
+
   // Copy the whole conversation (its Markdown export) to the clipboard: with ClipboardItem (the
   // write starts within the click, as Safari needs), else navigator.clipboard.writeText, else a
   // selected textarea and execCommand("copy"). The label says how it went, then reads Copy all.
@@ -115,5 +139,5 @@
   document.addEventListener("htmx:oobAfterSwap", function (event) {
     if (event.target.id === "undo-toast") armUndo();
   });
-  document.addEventListener("DOMContentLoaded", function () { armUndo(); syncSearch(); });
+  document.addEventListener("DOMContentLoaded", function () { armUndo(); syncSearch(); showCurrent(); });
 })();
