@@ -74,7 +74,8 @@ func (w *answerWriter) startRound() {
 		return
 	}
 	w.claimLocked()
-	w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
+	// No notice: streams here already show it streaming (live), and one would open a coalescing
+	// window that holds back the first text; other instances see it with the first text.
 }
 
 // claimLocked records that the answer was written under the lease: from now on only while the
