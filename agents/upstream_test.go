@@ -121,16 +121,6 @@ func (r *recorder) emit(ev agents.Event) error {
 	return nil
 }
 
-func (r *recorder) joined(kind agents.EventKind) string {
-	var b strings.Builder
-	for _, ev := range r.events {
-		if ev.Kind == kind {
-			b.WriteString(ev.Text)
-		}
-	}
-	return b.String()
-}
-
 func (r *recorder) kinds() []agents.EventKind {
 	var out []agents.EventKind
 	for _, ev := range r.events {

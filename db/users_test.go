@@ -108,8 +108,7 @@ func TestSearchFallsBackToAnyWordAndSkipsOfflineAnswers(t *testing.T) {
 	store := dbtest.Open(t)
 	u, _ := store.CreateUser(ctx, "a@example.com", "A", "hash")
 	mine, _ := store.StartTurn(ctx, db.NewTurn{UserID: u.ID, Title: "deploys", Query: "notes on kubernetes deployments"})
-	_ = store.SetAnswer(ctx, mine.Assistant.ID, "I searched for kubernetes and zebrafish", db.StatusComplete, []byte(`{"provider": "offline"}`))
-	_ = store.IndexMessage(ctx, mine.Assistant.ID)
+	_ = store.FinishAnswer(ctx, mine.Assistant.ID, "I searched for kubernetes and zebrafish", db.StatusComplete, []byte(`{"provider": "offline"}`))
 	asking, _ := store.StartTurn(ctx, db.NewTurn{UserID: u.ID, Title: "q", Query: "where?"})
 	hits, err := store.SearchWorkspace(ctx, u.ID, "kubernetes section", asking.Exchange.ID, 5)
 	if err != nil || len(hits) != 1 || hits[0].ID != mine.Exchange.ID || hits[0].MessageID != mine.User.ID {
@@ -121,13 +120,13 @@ func TestSearchFallsBackToAnyWordAndSkipsOfflineAnswers(t *testing.T) {
 	if hits, _ := store.SearchWorkspace(ctx, u.ID, "zebrafish", asking.Exchange.ID, 5); len(hits) != 0 {
 		t.Fatalf("found the offline agent's own answer: %+v", hits)
 	}
-	// A model's answer is searchable once it is final and indexed.
+	// A model's answer is searchable once its final write (FinishAnswer) indexed it, not before.
 	other, _ := store.StartTurn(ctx, db.NewTurn{UserID: u.ID, Title: "fish", Query: "tell me about fish"})
 	_ = store.SetAnswer(ctx, other.Assistant.ID, "Zanzibar has reef fish", db.StatusComplete, []byte(`{"provider": "openai"}`))
 	if hits, _ := store.SearchWorkspace(ctx, u.ID, "zanzibar", asking.Exchange.ID, 5); len(hits) != 0 {
 		t.Fatal("an answer was searchable before it was indexed")
 	}
-	if err := store.IndexMessage(ctx, other.Assistant.ID); err != nil {
+	if err := store.FinishAnswer(ctx, other.Assistant.ID, "Zanzibar has reef fish", db.StatusComplete, nil); err != nil {
 		t.Fatal(err)
 	}
 	if hits, _ := store.SearchWorkspace(ctx, u.ID, "zanzibar", asking.Exchange.ID, 5); len(hits) != 1 || hits[0].MessageID != other.Assistant.ID {

@@ -93,9 +93,9 @@ func (s *Seeder) Users(t testing.TB, prefix string, n int) []int64 {
 
 // message is one row for COPY into chat_message.
 type message struct {
-	id, parent int64
-	position   int
-	role       string
+	parent   int64
+	position int
+	role     string
 }
 
 // Conversations adds, for each user, perUser general conversations of messages messages each
