@@ -92,7 +92,7 @@ func (s *Store) InsertImported(ctx context.Context, userID int64, x ImportedExch
 				(SELECT id FROM agents WHERE id = u.agent_id), u.agent_type, u.tool_name, u.tool_call_id, u.tool_arguments,
 				u.tool_result, u.duration_ms, u.metadata::jsonb, u.feedback, u.feedback_reason,
 				CASE WHEN u.feedback IS NOT NULL THEN u.created_at END,
-				CASE WHEN u.role IN ('user', 'assistant') THEN to_tsvector('english', u.content) END, u.created_at, u.updated_at
+				CASE WHEN u.role IN ('user', 'assistant') THEN to_tsvector('english', left(u.content, 300000)) END, u.created_at, u.updated_at
 			FROM unnest($2::bigint[], $3::bigint[], $4::int[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[],
 				$10::text[], $11::text[], $12::text[], $13::text[], $14::int[], $15::text[], $16::text[], $17::text[],
 				$18::timestamptz[], $19::timestamptz[])

@@ -92,7 +92,7 @@ type Reaped struct {
 func (s *Store) ReapExpired(ctx context.Context, ttl time.Duration) ([]Reaped, error) {
 	var out []Reaped
 	err := s.DB.SelectContext(ctx, &out, `WITH dead AS (
-			UPDATE chat_message SET status = 'interrupted', updated_at = now(), search = to_tsvector('english', content),
+			UPDATE chat_message SET status = 'interrupted', updated_at = now(), search = to_tsvector('english', left(content, 300000)),
 				metadata = CASE WHEN metadata ? 'error' THEN metadata ELSE metadata || jsonb_build_object('error', jsonb_build_object(
 					'kind', 'interrupted', 'message', 'The server writing this answer stopped before it finished.')) END
 			WHERE role = 'assistant' AND status IN ('pending', 'streaming')

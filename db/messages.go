@@ -301,19 +301,21 @@ func (s *Store) FinishAnswer(ctx context.Context, id int64, content, status stri
 	return s.writeAnswer(ctx, id, content, status, metadata, true)
 }
 
-// writeAnswer is SetAnswer, and FinishAnswer when index is true.
+// writeAnswer is SetAnswer, and FinishAnswer when index is true. The search vector covers the
+// first 300,000 characters (as a page's, migration 00017): PostgreSQL refuses a tsvector over 1 MB,
+// and a longer answer of distinct words would otherwise lose its final write.
 func (s *Store) writeAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage, index bool) error {
 	l, leased := leaseOf(ctx)
 	if !leased {
 		_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
 			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now(),
-			search = CASE WHEN $5 THEN to_tsvector('english', $2) ELSE search END
+			search = CASE WHEN $5 THEN to_tsvector('english', left($2, 300000)) ELSE search END
 		WHERE id = $1`, id, content, status, nullJSON(metadata), index)
 		return notFound(err, "set answer")
 	}
 	res, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
 			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now(),
-			search = CASE WHEN $8 THEN to_tsvector('english', $2) ELSE search END,
+			search = CASE WHEN $8 THEN to_tsvector('english', left($2, 300000)) ELSE search END,
 			generator_id = $5, lease_expires_at = now() + make_interval(secs => $6)
 		WHERE id = $1 AND (generator_id = $5 OR NOT $7 AND generator_id IS NULL AND status = 'pending')`,
 		id, content, status, nullJSON(metadata), l.Holder, l.TTL.Seconds(), l.Claimed, index)
@@ -324,13 +326,6 @@ func (s *Store) writeAnswer(ctx context.Context, id int64, content, status strin
 		return ErrLeaseLost
 	}
 	return nil
-}
-
-// IndexMessage sets the full-text search vector of a message from its content. Answers are indexed
-// once they are final, after their last write was published, so indexing never delays a stream.
-func (s *Store) IndexMessage(ctx context.Context, id int64) error {
-	_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET search = to_tsvector('english', content) WHERE id = $1`, id)
-	return notFound(err, "index message")
 }
 
 // HandOff makes agent answer the (pending) assistant message and merges metadata (the hand-off
