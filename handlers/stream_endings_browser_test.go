@@ -27,7 +27,9 @@ func TestBrowserCutOffAnswerSaysSoAndContinueAsksForTheRest(t *testing.T) {
 		t.Fatalf("note %q", note)
 	}
 	b.waitFor("the composer to be usable", `!document.getElementById('send').disabled`)
-	b.do("continue", chromedp.Click(chromedp.CSS(`[data-testid=continue]`)))
+	// Clicked where it is at that moment: the stream may still replace the finished message (and
+	// its button) with the same markup, which leaves a node found earlier detached.
+	b.waitFor("Continue to be clicked", `(() => { const c = document.querySelector('[data-testid=continue]'); if (!c) return false; c.click(); return true })()`)
 	b.waitFor("the continuation", `document.querySelectorAll('[data-role=assistant][data-status=complete]').length === 2`)
 	if got := strings.TrimSpace(b.eval(answerText)); got != "a body at rest stays at rest." {
 		t.Errorf("continuation %q", got)
