@@ -32,24 +32,39 @@ func openCodeAnswer(t *testing.T) browser {
 	return b
 }
 
-// contrastJS lists, as JSON, every token span inside a .chroma block whose text colour has less
-// than 4.5:1 contrast (WCAG AA) with the background it is drawn on, as "class color/bg ratio".
-const contrastJS = `(() => {
+// contrastJS returns JS that makes sure the answer ends in a block holding one span of each of
+// classes (the stream may re-render a finished answer, replacing earlier additions; one
+// synchronous script cannot be interleaved with that), then lists, as JSON, every token span
+// inside a .chroma block whose text colour has less than 4.5:1 contrast (WCAG AA) with the
+// background it is drawn on, as "class color/bg ratio", with how many spans of the answer's own
+// code and of the added block it checked.
+func contrastJS(classes []string) string {
+	list, _ := json.Marshal(classes)
+	return `(() => {
+  const answer = document.querySelector('[data-role=assistant] [data-testid=answer]');
+  if (!answer.querySelector('.code-block.every-class')) {
+    const block = document.createElement('div');
+    block.className = 'code-block every-class';
+    block.innerHTML = '<pre class="chroma"><code></code></pre>';
+    for (const c of ` + string(list) + `) { const s = document.createElement('span'); s.className = c; s.textContent = 'tok_' + c + ' '; block.querySelector('code').appendChild(s); }
+    answer.appendChild(block);
+  }
   const rgb = s => (s.match(/[\d.]+/g) || []).map(Number);
   const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
   const bgOf = el => { for (; el; el = el.parentElement) { const c = rgb(getComputedStyle(el).backgroundColor); if (c.length === 3 || c[3] > 0) return c; } return [255, 255, 255]; };
   const bad = [];
-  let checked = 0;
+  let own = 0, added = 0;
   document.querySelectorAll('.chroma span[class]').forEach(el => {
     if (!el.textContent.trim()) return;
-    checked++;
+    if (el.closest('.every-class')) added++; else own++;
     const fg = rgb(getComputedStyle(el).color), bg = bgOf(el);
     const [hi, lo] = [lum(fg), lum(bg)].sort((x, y) => y - x);
     const ratio = (hi + 0.05) / (lo + 0.05);
     if (ratio < 4.5) bad.push(el.className + ' ' + getComputedStyle(el).color + '/' + bg.join(',') + ' ' + ratio.toFixed(2));
   });
-  return JSON.stringify({checked, bad: [...new Set(bad)]});
+  return JSON.stringify({own, added, bad: [...new Set(bad)]});
 })()`
+}
 
 // Every chroma token class, in a real answer and in a block holding one span of each class, has
 // WCAG AA contrast on its background in the light and the dark scheme, computed by Chromium.
@@ -66,27 +81,17 @@ func TestCodeTokensHaveAAContrastInLightAndDark(t *testing.T) {
 		}
 	}
 	sort.Strings(classes)
-	list, _ := json.Marshal(classes)
-	b.eval(`(() => {
-	  const answer = document.querySelector('[data-role=assistant] [data-testid=answer]');
-	  const block = document.createElement('div');
-	  block.className = 'code-block';
-	  block.innerHTML = '<pre class="chroma"><code></code></pre>';
-	  for (const c of ` + string(list) + `) { const s = document.createElement('span'); s.className = c; s.textContent = 'tok_' + c + ' '; block.querySelector('code').appendChild(s); }
-	  answer.appendChild(block);
-	  return '';
-	})()`)
 	for _, scheme := range []string{"light", "dark"} {
 		b.do("prefers-color-scheme: "+scheme, colorScheme(scheme))
 		var got struct {
-			Checked int
-			Bad     []string
+			Own, Added int
+			Bad        []string
 		}
-		if err := json.Unmarshal([]byte(b.eval(contrastJS)), &got); err != nil {
+		if err := json.Unmarshal([]byte(b.eval(contrastJS(classes))), &got); err != nil {
 			t.Fatal(err)
 		}
-		if got.Checked < len(classes)+20 {
-			t.Fatalf("%s: checked %d token spans, want every class (%d) and the answer's tokens", scheme, got.Checked, len(classes))
+		if got.Added != len(classes) || got.Own < 20 {
+			t.Fatalf("%s: checked %d spans of every class (want %d) and %d of the answer's code (want ≥ 20)", scheme, got.Added, len(classes), got.Own)
 		}
 		if len(got.Bad) > 0 {
 			t.Errorf("%s scheme: token classes below 4.5:1:\n%s", scheme, strings.Join(got.Bad, "\n"))
