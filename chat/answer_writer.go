@@ -16,13 +16,16 @@ import (
 const firstFlush = 50 * time.Millisecond
 
 // answerWriter holds a streaming answer in memory and persists it: the text into the assistant
-// message and the reasoning into a reasoning item before it. Streams on this instance read the
-// text from memory (Generator.Live, signalled on every delta); the database, and with it every
-// other instance, gets it on a durable cadence: the first text after firstFlush, later text at most
-// every FlushEvery, and the final write. Each write is published. Writes happen outside the
-// provider's goroutine (a timer), so a slow database never slows the relay. While the database is
-// unreachable the text stays in memory: a streaming write that fails leaves it for the next one,
-// and the final write is retried (Generator.untilReachable) until the answer's time is up.
+// message, and the turn's items (reasoning, function calls and their outputs) before it, all in one
+// statement per write (db.WriteAnswer). Streams on this instance read the text from memory
+// (Generator.Live, signalled on every delta); the database, and with it every other instance, gets
+// it on a durable cadence: the first text after firstFlush, later text at most every FlushEvery, a
+// function call at once (it shows running while the tool runs), its outcome with the next write
+// (at most firstFlush later), and the final write. Each write is published. Writes happen outside
+// the provider's goroutine (a timer), so a slow database never slows the relay. While the database
+// is unreachable the text and items stay in memory: a streaming write that fails leaves them for
+// the next one, and the final write is retried (Generator.untilReachable) until the answer's time
+// is up.
 type answerWriter struct {
 	g   *Generator
 	job Job
@@ -31,17 +34,18 @@ type answerWriter struct {
 	// until bounds retrying the final write while the database is unreachable (the answer timeout).
 	until time.Time
 
-	mu          sync.Mutex
-	answer      strings.Builder // the answer so far, all rounds (a Builder: appending 2,000 deltas stays linear)
-	version     int64           // increases with each change of answer (LiveAnswer.Version)
-	roundStart  int             // where this round's text begins in answer
-	roundText   bool            // this round has added text
-	textDirty   bool            // text changed since it was last stored
-	reasoning   *db.Message
-	reasonDirty bool
-	firstDelta  time.Time // when the first text or reasoning arrived
-	lastFlush   time.Time
-	timer       *time.Timer
+	mu         sync.Mutex
+	answer     strings.Builder // the answer so far, all rounds (a Builder: appending 2,000 deltas stays linear)
+	version    int64           // increases with each change of answer (LiveAnswer.Version)
+	roundStart int             // where this round's text begins in answer
+	roundText  bool            // this round has added text
+	textDirty  bool            // text changed since it was last stored
+	items      []*answerItem   // the answer's items, in order; an item with ID 0 is not stored yet
+	reasoning  *answerItem     // this round's reasoning item, if any
+	firstDelta time.Time       // when the first text or reasoning arrived
+	lastFlush  time.Time
+	timer      *time.Timer
+	due        time.Time // when timer fires
 
 	// writeMu serialises the store writes, so a periodic write never lands after the final one.
 	writeMu sync.Mutex
@@ -51,10 +55,27 @@ type answerWriter struct {
 	claimed bool
 }
 
+// answerItem is one item of the answer as the writer holds it: dirty until its state is stored.
+type answerItem struct {
+	db.Message
+	dirty bool
+}
+
+// newAnswerWriter is the writer of job's answer, written with ctx (carrying the lease) until the
+// answer's deadline. A job whose answer StartTurn stored claimed (Job.Lease) writes as claimed.
+func newAnswerWriter(g *Generator, job Job, ctx context.Context, until time.Time) *answerWriter {
+	w := &answerWriter{g: g, job: job, ctx: ctx, until: until}
+	if job.Lease.Holder != "" {
+		w.claimLocked()
+	}
+	return w
+}
+
 // startRound begins a model call: its reasoning gets a new item. Streams on this instance show the
-// answer as streaming at once. The first round also marks the answer streaming in the database,
-// which claims it for this generation's lease: from then on the heartbeat keeps it, however long
-// the model takes to send its first text, and no other instance's reaper takes it for abandoned.
+// answer as streaming at once. The first round of an answer that is not claimed yet (a retry) also
+// marks it streaming in the database, which claims it for this generation's lease: from then on the
+// heartbeat keeps it, however long the model takes to send its first text, and no other instance's
+// reaper takes it for abandoned.
 func (w *answerWriter) startRound() {
 	w.mu.Lock()
 	w.reasoning = nil
@@ -79,7 +100,7 @@ func (w *answerWriter) startRound() {
 }
 
 // claimLocked records that the answer was written under the lease: from now on only while the
-// answer is this generation's (db.WithClaimedLease). writeMu is held.
+// answer is this generation's (db.WithClaimedLease). writeMu is held (or w is new).
 func (w *answerWriter) claimLocked() {
 	w.claimed = true
 	w.ctx = db.WithClaimedLease(w.ctx)
@@ -124,11 +145,36 @@ func (w *answerWriter) emit(ev agents.Event) error {
 // soon after).
 func (w *answerWriter) addReasoningLocked(text string) {
 	if w.reasoning == nil {
-		w.reasoning = &db.Message{ParentID: &w.job.AnswerID, Role: db.RoleReasoning, Status: db.StatusStreaming,
-			AgentID: &w.job.Agent.ID, AgentType: w.job.Agent.AgentType}
+		w.reasoning = w.addItemLocked(db.Message{ParentID: &w.job.AnswerID, Role: db.RoleReasoning, Status: db.StatusStreaming,
+			AgentID: &w.job.Agent.ID, AgentType: w.job.Agent.AgentType})
 	}
 	w.reasoning.Content += text
-	w.reasonDirty = true
+	w.reasoning.dirty = true
+}
+
+func (w *answerWriter) addItemLocked(m db.Message) *answerItem {
+	it := &answerItem{Message: m, dirty: true}
+	w.items = append(w.items, it)
+	return it
+}
+
+// startCall stores a function call item, with everything else not stored yet, and returns it.
+func (w *answerWriter) startCall(m db.Message) *answerItem {
+	w.mu.Lock()
+	it := w.addItemLocked(m)
+	w.mu.Unlock()
+	w.flush(flushDue, "", nil)
+	return it
+}
+
+// finishCall records a function call's outcome and its output item; they are stored with the
+// answer's next write, at most firstFlush from now.
+func (w *answerWriter) finishCall(call *answerItem, status string, durationMS int, output db.Message) {
+	w.mu.Lock()
+	call.Status, call.DurationMS, call.dirty = status, &durationMS, true
+	w.addItemLocked(output)
+	w.dueLocked(time.Now().Add(firstFlush))
+	w.mu.Unlock()
 }
 
 // scheduleLocked arms one trailing write, due firstFlush after the first delta or FlushEvery after
@@ -137,26 +183,35 @@ func (w *answerWriter) scheduleLocked() {
 	if w.firstDelta.IsZero() {
 		w.firstDelta = time.Now()
 	}
-	if w.timer != nil {
-		return
-	}
-	wait := w.g.FlushEvery - time.Since(w.lastFlush)
+	due := w.lastFlush.Add(w.g.FlushEvery)
 	if w.lastFlush.IsZero() {
-		wait = firstFlush - time.Since(w.firstDelta)
+		due = w.firstDelta.Add(firstFlush)
 	}
-	w.timer = time.AfterFunc(max(wait, 0), func() { w.flush(flushDue, "", nil) })
+	w.dueLocked(due)
+}
+
+// dueLocked makes sure a write happens by due (one timer: an earlier due replaces a later one; a
+// write stores everything that changed, so a replaced timer that still fires writes nothing new).
+func (w *answerWriter) dueLocked(due time.Time) {
+	if w.timer != nil {
+		if !w.due.After(due) {
+			return
+		}
+		w.timer.Stop()
+	}
+	w.due = due
+	w.timer = time.AfterFunc(max(time.Until(due), 0), func() { w.flush(flushDue, "", nil) })
 }
 
 // flushMode says what a flush stores.
 type flushMode int
 
 const (
-	flushDue       flushMode = iota // what changed: text (as streaming) and reasoning
-	flushReasoning                  // the reasoning item only; the text waits for the final write
-	flushFinal                      // everything, with the answer's final status; nothing after it
+	flushDue   flushMode = iota // what changed: text (as streaming) and items
+	flushFinal                  // everything, with the answer's final status; nothing after it
 )
 
-// flush stores what mode says and publishes each write. For flushFinal, status and meta (merged
+// flush stores what changed in one write and publishes it. For flushFinal, status and meta (merged
 // into the stored metadata's top-level keys) are the answer's final state, stored with its search
 // index.
 func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage) {
@@ -167,94 +222,88 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 		w.mu.Unlock()
 		return
 	}
-	var reasoning, item *db.Message // a copy to write, and the writer's own to give its id
-	if w.reasonDirty && w.reasoning != nil {
-		r := *w.reasoning
-		reasoning, item = &r, w.reasoning
+	if w.timer != nil {
+		w.timer.Stop() // a due flush is this timer's own, or ran early for a tool call
+		w.timer = nil
 	}
-	w.reasonDirty = false
-	text, content := false, ""
-	if mode != flushReasoning {
-		if w.timer != nil {
-			w.timer.Stop() // a due flush is this timer's own, or ran early for a tool call
-			w.timer = nil
+	write := db.AnswerWrite{ID: w.job.AnswerID, Content: w.answer.String(), Status: db.StatusStreaming}
+	var inserted, written []*answerItem
+	for _, it := range w.items {
+		if !it.dirty {
+			continue
 		}
-		text, content = w.textDirty, w.answer.String()
-		w.textDirty = false
-		w.lastFlush = time.Now()
+		it.dirty = false
+		written = append(written, it)
+		if it.ID == 0 {
+			write.Insert = append(write.Insert, it.Message)
+			inserted = append(inserted, it)
+		} else {
+			write.Update = append(write.Update, it.Message)
+		}
 	}
+	text := w.textDirty
+	w.textDirty = false
+	w.lastFlush = time.Now()
 	w.finished = mode == flushFinal
 	w.mu.Unlock()
 
-	if reasoning != nil {
-		w.storeReasoning(reasoning, item)
-	}
-	switch {
-	case mode == flushFinal:
+	var ids []int64
+	var err error
+	if mode == flushFinal {
+		write.Status, write.Metadata, write.Index = status, meta, true
 		until := w.until
 		if least := time.Now().Add(w.g.lease()); until.Before(least) { // an answer that ended at its timeout
 			until = least
 		}
-		if err := w.g.untilReachable(w.ctx, until, func(ctx context.Context) error {
-			return w.g.Store.FinishAnswer(ctx, w.job.AnswerID, content, status, meta)
-		}); err != nil {
+		err = w.g.untilReachable(w.ctx, until, func(ctx context.Context) (err error) {
+			ids, err = w.g.Store.WriteAnswer(ctx, write)
+			return err
+		})
+		if err != nil {
 			w.g.Log.Error("storing answer", "error", err)
 		}
 		w.g.live.remove(w.job.ExchangeID, w) // before the notice: streams then read the final state
-	case text:
-		if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, content, db.StatusStreaming, nil); err != nil {
+	} else {
+		if !text && len(written) == 0 {
+			return
+		}
+		if ids, err = w.g.Store.WriteAnswer(w.ctx, write); err != nil {
 			if !db.Unreachable(err) {
 				w.g.Log.Error("storing answer", "error", err)
 			}
 			w.mu.Lock()
-			w.textDirty = true // the text stays in memory for the next write
+			w.textDirty = w.textDirty || text // the text and items stay in memory for the next write
+			for _, it := range written {
+				it.dirty = true
+			}
 			w.mu.Unlock()
 			return
 		}
 		w.claimLocked()
-	default:
-		return
+	}
+	w.mu.Lock()
+	for i, it := range inserted {
+		if i < len(ids) {
+			it.ID = ids[i]
+		}
+	}
+	w.mu.Unlock()
+	for _, it := range written {
+		if it.ID != 0 {
+			w.g.Notifier.Publish(w.job.ExchangeID, it.ID)
+		}
 	}
 	w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
 }
 
-// storeReasoning inserts the reasoning item (its first write) or updates it, and publishes it.
-func (w *answerWriter) storeReasoning(r, item *db.Message) {
-	if r.ID != 0 {
-		if err := w.g.Store.UpdateItem(w.ctx, *r); err != nil {
-			w.g.Log.Error("storing reasoning", "error", err)
-			return
-		}
-		w.g.Notifier.Publish(w.job.ExchangeID, r.ID)
-		return
-	}
-	stored, err := w.g.Store.InsertBefore(w.ctx, w.job.AnswerID, *r)
-	if err != nil {
-		w.g.Log.Error("storing reasoning", "error", err)
-		return
-	}
-	w.mu.Lock()
-	item.ID = stored.ID
-	w.mu.Unlock()
-	w.g.Notifier.Publish(w.job.ExchangeID, stored.ID)
-}
-
-// endRound closes this round's reasoning item. When more rounds follow (tool calls), it also stores
-// the text so far; otherwise the text goes out with the final write alone.
-func (w *answerWriter) endRound(more bool) {
+// endRound closes this round's reasoning item; it is stored with the next write (a function call's,
+// or the final one).
+func (w *answerWriter) endRound() {
 	w.mu.Lock()
 	if w.reasoning != nil {
-		w.reasoning.Status = db.StatusComplete
-		w.reasonDirty = true
+		w.reasoning.Status, w.reasoning.dirty = db.StatusComplete, true
 	}
-	dirty := w.reasonDirty || more && w.textDirty
 	w.mu.Unlock()
-	switch {
-	case more && dirty:
-		w.flush(flushDue, "", nil)
-	case dirty:
-		w.flush(flushReasoning, "", nil)
-	}
 }
 
 // resetText starts the next round's text after a tool call, keeping what was said so far.
@@ -268,10 +317,8 @@ func (w *answerWriter) resetText() {
 	w.mu.Unlock()
 }
 
-// publishAnswer republishes the answer (its position changed).
-func (w *answerWriter) publishAnswer() { w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID) }
-
-// finish stores the final status and metadata of the answer, with its text and search index.
+// finish stores the final status and metadata of the answer, with its text, its items and search
+// index.
 func (w *answerWriter) finish(status string, meta map[string]any) {
 	b, _ := json.Marshal(meta)
 	w.flush(flushFinal, status, b)

@@ -20,10 +20,7 @@ import (
 type Store interface {
 	ExchangeMessages(ctx context.Context, exchangeID int64) ([]db.Message, error)
 	SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
-	FinishAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
-	InsertBefore(ctx context.Context, answerID int64, m db.Message) (db.Message, error)
-	UpdateItem(ctx context.Context, m db.Message) error
-	FinishToolCall(ctx context.Context, answerID int64, call, output db.Message) (db.Message, error)
+	WriteAnswer(ctx context.Context, w db.AnswerWrite) ([]int64, error)
 	SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]db.SearchHit, error)
 	Specialists(ctx context.Context) ([]db.Agent, error)
 	HandOff(ctx context.Context, answerID, agentID int64, agentType string, metadata json.RawMessage) error
@@ -51,6 +48,12 @@ type Job struct {
 	// Team, when set, are a team's usable members and Agent the description router's pick: a
 	// model-backed router may choose another (team_model_route.go).
 	Team []db.Agent
+	// Specialists, when not nil, are those a router Agent may hand the turn to, read with the
+	// agent (db.Store.AgentForTurn); nil: the generator reads them.
+	Specialists []db.Agent
+	// Lease, when its Holder is set, is the lease (from NewLease) that the stored pending answer
+	// is already claimed by (db.NewTurn.Lease): the generation runs under it and claims nothing.
+	Lease db.Lease
 }
 
 // Generator runs answers in goroutines that do not depend on any browser connection. At most one
@@ -130,9 +133,12 @@ func (g *Generator) Start(job Job) error {
 	if g.held == nil {
 		g.held = map[int64]*run{}
 	}
-	g.attempts++
+	holder := job.Lease.Holder
+	if holder == "" {
+		holder = g.newHolderLocked()
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	r := &run{answerID: job.AnswerID, holder: fmt.Sprintf("%s/%d", g.Instance, g.attempts), cancel: cancel, done: make(chan struct{})}
+	r := &run{answerID: job.AnswerID, holder: holder, cancel: cancel, done: make(chan struct{})}
 	g.running[job.ExchangeID] = r
 	g.held[job.AnswerID] = r
 	g.wg.Add(1)
@@ -158,6 +164,20 @@ func (g *Generator) Start(job Job) error {
 		release()
 	}()
 	return nil
+}
+
+// NewLease names a new generation of this instance and returns its lease, for a pending answer
+// stored already claimed (db.NewTurn.Lease) and then started with it (Job.Lease).
+func (g *Generator) NewLease() db.Lease {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return db.Lease{Holder: g.newHolderLocked(), TTL: g.lease()}
+}
+
+// newHolderLocked names a new generation: "<instance id>/<attempt>". g.mu is held.
+func (g *Generator) newHolderLocked() string {
+	g.attempts++
+	return fmt.Sprintf("%s/%d", g.Instance, g.attempts)
 }
 
 // Stop cancels the exchange's running answer, which keeps its partial text as cancelled. It
@@ -243,7 +263,7 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 	defer cancel()
 	// Writes must land even after ctx ends (a Stop or a timeout keeps the partial text), and only
 	// while this generation holds the answer's lease.
-	store := db.WithLease(context.WithoutCancel(ctx), db.Lease{Holder: holder, TTL: g.lease()})
+	store := db.WithLease(context.WithoutCancel(ctx), db.Lease{Holder: holder, TTL: g.lease(), Claimed: job.Lease.Holder != ""})
 
 	var history []db.Message
 	err := g.untilReachable(store, started.Add(g.Timeout), func(ctx context.Context) (err error) {
@@ -271,7 +291,7 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 			return
 		}
 	}
-	w := &answerWriter{g: g, job: job, ctx: store, until: started.Add(g.Timeout)}
+	w := newAnswerWriter(g, job, store, started.Add(g.Timeout))
 	g.live.add(job.ExchangeID, w) // until w.finish
 	var usage agents.Usage
 	var result agents.Result
@@ -282,7 +302,7 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 		result, err = g.Provider.Stream(ctx, req, w.emit)
 		// A truncated answer's calls may be cut short: they are not run.
 		more := err == nil && !result.Truncated && len(result.ToolCalls) > 0 && round < maxToolRounds-1
-		w.endRound(more)
+		w.endRound()
 		if result.Usage != nil {
 			usage.PromptTokens += result.Usage.PromptTokens
 			usage.CompletionTokens += result.Usage.CompletionTokens
@@ -294,7 +314,7 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 		req.Messages = append(req.Messages, agents.Message{Role: agents.RoleAssistant, Content: result.Content,
 			ToolCalls: sentBack(result.ToolCalls), Thinking: result.Thinking})
 		for _, call := range result.ToolCalls {
-			output, results := g.callTool(ctx, store, job, w, call)
+			output, results := g.callTool(ctx, job, w, call)
 			found = append(found, results...)
 			searched = searched || call.Name == agents.SearchWorkspaceTool.Name
 			req.Messages = append(req.Messages, agents.Message{Role: agents.RoleTool, Content: output, ToolCallID: call.ID})
@@ -418,10 +438,13 @@ func (g *Generator) route(ctx context.Context, job Job, history []db.Message) db
 	if job.Agent.AgentType != "router" {
 		return job.Agent
 	}
-	specialists, err := g.Store.Specialists(ctx)
-	if err != nil {
-		g.Log.Error("listing specialists", "error", err)
-		return job.Agent
+	specialists := job.Specialists
+	if specialists == nil {
+		var err error
+		if specialists, err = g.Store.Specialists(ctx); err != nil {
+			g.Log.Error("listing specialists", "error", err)
+			return job.Agent
+		}
 	}
 	chosen, handoff := Route(job.Agent, specialists, lastQuery(history, job.AnswerID), previousAnswerAgent(history, job.AnswerID))
 	if handoff == nil {
@@ -467,16 +490,14 @@ func suggestions(found []agents.SearchResult) []Suggestion {
 	return out
 }
 
-// callTool stores the function_call item, runs the tool, stores its function_call_output item and
+// callTool stores the function_call item (at once: it shows running while the tool runs), runs
+// the tool, has its outcome and function_call_output item stored with the answer's next write, and
 // returns the output sent back to the model, with the search results it found (if any).
-func (g *Generator) callTool(ctx, store context.Context, job Job, w *answerWriter, call agents.ToolCall) (string, []agents.SearchResult) {
-	item, err := g.Store.InsertBefore(store, job.AnswerID, db.Message{
+func (g *Generator) callTool(ctx context.Context, job Job, w *answerWriter, call agents.ToolCall) (string, []agents.SearchResult) {
+	item := w.startCall(db.Message{
 		ParentID: &job.AnswerID, Role: db.RoleFunctionCall, Status: db.StatusStreaming, AgentID: &job.Agent.ID,
 		AgentType: job.Agent.AgentType, ToolName: call.Name, ToolCallID: call.ID, ToolArguments: call.Arguments,
 	})
-	if err == nil {
-		g.Notifier.Publish(job.ExchangeID, item.ID)
-	}
 	started := time.Now()
 	output, results, ok := g.runTool(ctx, job, call)
 	ms := int(time.Since(started).Milliseconds())
@@ -484,21 +505,10 @@ func (g *Generator) callTool(ctx, store context.Context, job Job, w *answerWrite
 	if !ok {
 		status = db.StatusFailed
 	}
-	out := db.Message{
+	w.finishCall(item, status, ms, db.Message{
 		ParentID: &job.AnswerID, Role: db.RoleFunctionCallOutput, Status: status, AgentID: &job.Agent.ID,
 		AgentType: job.Agent.AgentType, ToolName: call.Name, ToolCallID: call.ID, ToolResult: output, DurationMS: &ms,
-	}
-	if err == nil { // the call's outcome and its output in one write
-		item.Status, item.DurationMS = status, &ms
-		out, err = g.Store.FinishToolCall(store, job.AnswerID, item, out)
-		g.Notifier.Publish(job.ExchangeID, item.ID)
-	} else {
-		out, err = g.Store.InsertBefore(store, job.AnswerID, out)
-	}
-	if err == nil {
-		g.Notifier.Publish(job.ExchangeID, out.ID)
-	}
-	w.publishAnswer() // the answer moved below the new items
+	})
 	return output, results
 }
 

@@ -76,8 +76,41 @@ func (s *Store) AgentsByID(ctx context.Context, ids []int64) (map[int64]Agent, e
 // routers (a person's public agent never receives someone else's general chat).
 func (s *Store) Specialists(ctx context.Context) ([]Agent, error) {
 	var out []Agent
-	err := s.DB.SelectContext(ctx, &out, `SELECT `+agentColumns+` FROM agents
-		WHERE agent_type <> 'router' AND visibility = 'public' AND is_builtin AND disabled_at IS NULL AND deleted_at IS NULL
-		ORDER BY id`)
+	err := s.DB.SelectContext(ctx, &out, `SELECT `+agentColumns+` FROM agents WHERE `+specialist+` ORDER BY id`)
 	return out, notFound(err, "specialists")
+}
+
+// specialist is the SQL condition "this agents row is one of the Specialists".
+const specialist = `agent_type <> 'router' AND visibility = 'public' AND is_builtin AND disabled_at IS NULL AND deleted_at IS NULL`
+
+// AgentForTurn returns the agent that answers a turn, by id (disabled or deleted ones included:
+// the caller refuses them), or when id is 0 the usable agent named identifier; and when that agent
+// is a router, the Specialists it may hand the turn to (else nil). One statement. No such agent is
+// ErrNotFound.
+func (s *Store) AgentForTurn(ctx context.Context, id int64, identifier string) (Agent, []Agent, error) {
+	var rows []struct {
+		Agent
+		Chosen bool `db:"chosen"`
+	}
+	err := s.DB.SelectContext(ctx, &rows, `WITH chosen AS (SELECT `+agentColumns+` FROM agents
+			WHERE CASE WHEN $1 <> 0 THEN id = $1 ELSE identifier = $2 AND disabled_at IS NULL AND deleted_at IS NULL END)
+		SELECT *, true AS chosen FROM chosen
+		UNION ALL
+		SELECT `+agentColumns+`, false FROM agents
+		WHERE EXISTS (SELECT 1 FROM chosen WHERE agent_type = 'router') AND `+specialist+`
+		ORDER BY chosen DESC, id`, id, identifier)
+	if err != nil {
+		return Agent{}, nil, notFound(err, "agent for turn")
+	}
+	if len(rows) == 0 || !rows[0].Chosen {
+		return Agent{}, nil, ErrNotFound
+	}
+	var specialists []Agent
+	for _, r := range rows[1:] {
+		specialists = append(specialists, r.Agent)
+	}
+	if rows[0].AgentType == "router" && specialists == nil {
+		specialists = []Agent{} // read, and none: the router answers itself
+	}
+	return rows[0].Agent, specialists, nil
 }

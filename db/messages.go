@@ -92,6 +92,9 @@ type NewTurn struct {
 	// PageID makes a new exchange a chat about that page (0: general chat).
 	PageID         int64
 	AnswerMetadata json.RawMessage
+	// Lease, when its Holder is set, stores the pending answer already claimed by that generation
+	// (generator_id, lease_expires_at = now + TTL), so the generation's first write claims nothing.
+	Lease Lease
 }
 
 // ErrBusy is returned by StartTurn when the exchange still has an answer being generated.
@@ -116,8 +119,18 @@ func (s *Store) KeyUsed(ctx context.Context, o Owner, exchangeID int64, key, que
 // the turn stored the first time (Replayed) instead of a second one, when the query is the same
 // (else ErrKeyReused). The exchange row stays locked
 // until commit, so concurrent sends take turns; one sent while an answer is unfinished is ErrBusy.
-// A foreign exchange is ErrNotFound.
+// A foreign exchange is ErrNotFound. The usual follow-up (turn_follow_up.go) is one statement; the
+// transaction settles every other case.
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
+	if in.ExchangeID != 0 {
+		t, ok, err := s.followUp(ctx, in)
+		if isUniqueViolation(err, "chat_message_idempotency_key") {
+			return s.StartTurn(ctx, in) // two identical submits raced; the other one stored the turn
+		}
+		if err != nil || ok {
+			return t, err
+		}
+	}
 	var t Turn
 	owner := Owner{UserID: in.UserID, GuestID: in.GuestID}
 	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
@@ -191,20 +204,26 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		if parent == nil {
 			parent = st.LastAnswer
 		}
-		var key any
+		var key, holder any
 		if in.IdempotencyKey != "" {
 			key = in.IdempotencyKey
+		}
+		if in.Lease.Holder != "" {
+			holder = in.Lease.Holder
 		}
 		// Both messages in one statement; a branched exchange's leaf moves to the new answer.
 		var stored []Message
 		if err := tx.SelectContext(ctx, &stored, `WITH
 			u AS (INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status, idempotency_key, search)
 				VALUES ($1, $2, $3, 'user', $4, 'complete', $5, to_tsvector('english', $4)) RETURNING *),
-			a AS (INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type, metadata)
-				SELECT $1, u.id, $3 + 1, 'assistant', 'pending', $6, $7, coalesce($8::jsonb, '{}') FROM u RETURNING *),
+			a AS (INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type, metadata,
+					generator_id, lease_expires_at)
+				SELECT $1, u.id, $3 + 1, 'assistant', 'pending', $6, $7, coalesce($8::jsonb, '{}'),
+					$9, CASE WHEN $9::text IS NOT NULL THEN now() + make_interval(secs => $10) END FROM u RETURNING *),
 			leaf AS (UPDATE chat_exchange SET leaf_message_id = (SELECT id FROM a) WHERE id = $1 AND leaf_message_id IS NOT NULL)
 			SELECT `+messageColumns+` FROM u UNION ALL SELECT `+messageColumns+` FROM a ORDER BY position`,
-			t.Exchange.ID, parent, st.Next, in.Query, key, nullID(in.AgentID), in.AgentType, nullJSON(in.AnswerMetadata)); err != nil {
+			t.Exchange.ID, parent, st.Next, in.Query, key, nullID(in.AgentID), in.AgentType, nullJSON(in.AnswerMetadata),
+			holder, in.Lease.TTL.Seconds()); err != nil {
 			return err
 		}
 		if len(stored) != 2 {

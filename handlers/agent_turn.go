@@ -51,6 +51,8 @@ type turnPlan struct {
 	Meta json.RawMessage
 	// Team are the usable members when the router (not a pin) chose, for a model to re-check.
 	Team []db.Agent
+	// Specialists are those a router Agent may hand the turn to, read with it (nil: not read).
+	Specialists []db.Agent
 	// Home: see newChat.Home. Embed marks the widget's composer.
 	Home  string
 	Embed bool
@@ -85,11 +87,11 @@ func (a *app) turnAgent(c echo.Context, e *db.Exchange, query string) (turnPlan,
 		}
 		members = a.usableMembers(c, members)
 	default:
-		ag, err := a.exchangeAgent(ctx, e)
+		ag, specialists, err := a.exchangeAgent(ctx, e)
 		if err != nil {
 			return plan, err
 		}
-		plan.Agent = ag
+		plan.Agent, plan.Specialists = ag, specialists
 	}
 	if plan.TeamID != 0 {
 		pinned, err := pinnedAgent(c, members)
@@ -144,7 +146,7 @@ func (a *app) turnAgent(c echo.Context, e *db.Exchange, query string) (turnPlan,
 func (a *app) retryAgent(c echo.Context, e *db.Exchange, messageID int64) (db.Agent, error) {
 	ctx := c.Request().Context()
 	if e.TeamID == nil {
-		ag, err := a.exchangeAgent(ctx, e)
+		ag, _, err := a.exchangeAgent(ctx, e)
 		if err == nil && !ag.IsBuiltin {
 			err = a.checkAgentAccess(c, ag)
 		}

@@ -141,7 +141,7 @@ func (a *app) startAPITurn(c echo.Context) (apiTurn, error) {
 		UserID: u.ID, ExchangeID: exchangeID, PageID: pageID, AgentID: plan.Agent.ID, AgentType: plan.Agent.AgentType,
 		TeamID: plan.TeamID, Model: plan.Model, AnswerMetadata: plan.Meta,
 		Title: chat.TitleFrom(query), Query: query, IdempotencyKey: in.IdempotencyKey,
-	}, chat.Job{UserID: u.ID, Agent: plan.Agent, Model: plan.Model, Team: plan.Team})
+	}, chat.Job{UserID: u.ID, Agent: plan.Agent, Model: plan.Model, Team: plan.Team, Specialists: plan.Specialists})
 	if err != nil {
 		return t, err
 	}

@@ -81,7 +81,7 @@ func (a *app) submitMessage(c echo.Context) error {
 		UserID: owner.UserID, GuestID: owner.GuestID, ExchangeID: exchangeID, AgentID: agent.ID, AgentType: agent.AgentType,
 		TeamID: plan.TeamID, Model: plan.Model, AnswerMetadata: plan.Meta,
 		Title: chat.TitleFrom(query), Query: query, IdempotencyKey: key,
-	}, chat.Job{UserID: owner.UserID, Agent: agent, Model: plan.Model, Team: plan.Team})
+	}, chat.Job{UserID: owner.UserID, Agent: agent, Model: plan.Model, Team: plan.Team, Specialists: plan.Specialists})
 	if errors.Is(err, db.ErrBusy) {
 		return refuse(http.StatusConflict, db.ErrBusy.Message, 0)
 	}
@@ -128,18 +128,19 @@ func (a *app) submitMessage(c echo.Context) error {
 		item))
 }
 
-// beginTurn stores a turn (StartTurn: the query and a pending answer, in a new exchange when
-// in.ExchangeID is 0) and starts generating the answer as job, whose ExchangeID and AnswerID it
+// beginTurn stores a turn (StartTurn: the query and a pending answer claimed by a new generation's
+// lease, in a new exchange when in.ExchangeID is 0) and starts generating the answer as job, whose ExchangeID and AnswerID it
 // fills in, unless the idempotency key replays a stored turn; then it tells open streams. The
 // HTML composer and the JSON API both start turns here. The caller has validated the query and
 // checked the exchange (or page) is the owner's.
 func (a *app) beginTurn(ctx context.Context, in db.NewTurn, job chat.Job) (db.Turn, error) {
+	in.Lease = a.generator.NewLease() // the answer is stored claimed: the generation's first write claims nothing
 	turn, err := a.store.StartTurn(ctx, in)
 	if err != nil {
 		return turn, err
 	}
 	if !turn.Replayed {
-		job.ExchangeID, job.AnswerID, job.PageID = turn.Exchange.ID, turn.Assistant.ID, pageOf(turn.Exchange)
+		job.ExchangeID, job.AnswerID, job.PageID, job.Lease = turn.Exchange.ID, turn.Assistant.ID, pageOf(turn.Exchange), in.Lease
 		if err := a.startAnswer(ctx, job); err != nil {
 			return turn, err
 		}
@@ -160,21 +161,20 @@ func (a *app) composer(c echo.Context, exchangeID int64, busy bool) views.ChatPa
 }
 
 // exchangeAgent is the agent of an exchange, or the default agent for a new one (nil) or one whose
-// agent row is gone. A disabled or deleted agent is errAgentUnavailable.
-func (a *app) exchangeAgent(ctx context.Context, e *db.Exchange) (db.Agent, error) {
+// agent row is gone, with the specialists it may hand the turn to when it is a router (read in the
+// same statement, so the generator need not read them again). A disabled or deleted agent is
+// errAgentUnavailable.
+func (a *app) exchangeAgent(ctx context.Context, e *db.Exchange) (db.Agent, []db.Agent, error) {
 	if e != nil && e.AgentID != nil {
-		byID, err := a.store.AgentsByID(ctx, []int64{*e.AgentID})
-		if err != nil {
-			return db.Agent{}, err
-		}
-		if ag, ok := byID[*e.AgentID]; ok {
-			if ag.DisabledAt != nil || ag.DeletedAt != nil {
-				return ag, errAgentUnavailable
-			}
-			return ag, nil
+		ag, specialists, err := a.store.AgentForTurn(ctx, *e.AgentID, "")
+		switch {
+		case err == nil && (ag.DisabledAt != nil || ag.DeletedAt != nil):
+			return ag, nil, errAgentUnavailable
+		case !errors.Is(err, db.ErrNotFound):
+			return ag, specialists, err
 		}
 	}
-	return a.store.AgentByIdentifier(ctx, defaultAgent)
+	return a.store.AgentForTurn(ctx, 0, defaultAgent)
 }
 
 // startAnswer starts generating a stored pending answer. If it cannot start, the answer is stored
