@@ -24,7 +24,7 @@ func TestLongAnswerOfDistinctWordsIsStoredWholeAndSearchable(t *testing.T) {
 	for i := 0; b.Len() < 990_000; i++ {
 		fmt.Fprintf(&b, "zq%08dxword%d ", i*7919, i)
 	}
-	if err := store.FinishAnswer(ctx, turn.Assistant.ID, b.String(), db.StatusComplete, nil); err != nil {
+	if err := writeFinal(ctx, store, turn.Assistant.ID, b.String(), db.StatusComplete, nil); err != nil {
 		t.Fatalf("final write: %v", err)
 	}
 	var n int

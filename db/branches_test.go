@@ -95,7 +95,7 @@ func TestBranchFlagsAndTurnCountsFollowEveryMove(t *testing.T) {
 			t.Fatal(err)
 		}
 		exchangeID = tr.Exchange.ID
-		if _, err := store.InsertBefore(ctx, tr.Assistant.ID, db.Message{ParentID: &tr.Assistant.ID, Role: db.RoleReasoning, Content: "thinking", Status: db.StatusComplete}); err != nil {
+		if _, err := store.WriteAnswer(ctx, db.AnswerWrite{ID: tr.Assistant.ID, Status: db.StatusStreaming, Insert: []db.Message{{Role: db.RoleReasoning, Content: "thinking", Status: db.StatusComplete}}}); err != nil {
 			t.Fatal(err)
 		}
 		finish(tr.Assistant)

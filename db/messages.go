@@ -309,35 +309,21 @@ func (s *Store) MessageByID(ctx context.Context, exchangeID, id int64) (Message,
 // SetAnswer writes an assistant message's text and status, and merges metadata (when not nil)
 // into the stored metadata's top-level keys. Under a lease (WithLease in ctx) it writes only an
 // answer the lease holds, or (unless the lease is Claimed) a pending one nobody has claimed, which
-// it claims; it renews the lease, and is ErrLeaseLost otherwise.
+// it claims; it renews the lease, and is ErrLeaseLost otherwise. A generation's own writes, with
+// the items and the final search index, go through WriteAnswer.
 func (s *Store) SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error {
-	return s.writeAnswer(ctx, id, content, status, metadata, false)
-}
-
-// FinishAnswer is SetAnswer for the end of an answer: it also sets the message's full-text search
-// vector, in the same statement.
-func (s *Store) FinishAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error {
-	return s.writeAnswer(ctx, id, content, status, metadata, true)
-}
-
-// writeAnswer is SetAnswer, and FinishAnswer when index is true. The search vector covers the
-// first 300,000 characters (as a page's, migration 00017): PostgreSQL refuses a tsvector over 1 MB,
-// and a longer answer of distinct words would otherwise lose its final write.
-func (s *Store) writeAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage, index bool) error {
 	l, leased := leaseOf(ctx)
 	if !leased {
 		_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
-			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now(),
-			search = CASE WHEN $5 THEN to_tsvector('english', left($2, 300000)) ELSE search END
-		WHERE id = $1`, id, content, status, nullJSON(metadata), index)
+			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now()
+		WHERE id = $1`, id, content, status, nullJSON(metadata))
 		return notFound(err, "set answer")
 	}
 	res, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
 			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now(),
-			search = CASE WHEN $8 THEN to_tsvector('english', left($2, 300000)) ELSE search END,
 			generator_id = $5, lease_expires_at = now() + make_interval(secs => $6)
 		WHERE id = $1 AND (generator_id = $5 OR NOT $7 AND generator_id IS NULL AND status = 'pending')`,
-		id, content, status, nullJSON(metadata), l.Holder, l.TTL.Seconds(), l.Claimed, index)
+		id, content, status, nullJSON(metadata), l.Holder, l.TTL.Seconds(), l.Claimed)
 	if err != nil {
 		return notFound(err, "set answer")
 	}
@@ -353,51 +339,6 @@ func (s *Store) HandOff(ctx context.Context, answerID, agentID int64, agentType 
 	_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET agent_id = $2, agent_type = $3,
 		metadata = metadata || $4::jsonb, updated_at = now() WHERE id = $1`, answerID, agentID, agentType, string(metadata))
 	return notFound(err, "hand off")
-}
-
-// InsertBefore stores an item (reasoning, function_call, function_call_output) of a turn just before
-// its assistant answer, moving the answer one position down, and returns the stored item.
-func (s *Store) InsertBefore(ctx context.Context, answerID int64, m Message) (Message, error) {
-	// One statement: the answer and everything after it (later turns, when an old answer is
-	// retried) move down one place, and the item takes the answer's old place.
-	var out Message
-	err := s.DB.GetContext(ctx, &out, `WITH
-		ans AS (SELECT position, exchange_id FROM chat_message WHERE id = $1),
-		shift AS (UPDATE chat_message m SET position = m.position + 1 FROM ans
-			WHERE m.exchange_id = ans.exchange_id AND m.position >= ans.position)
-		INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status,
-			agent_id, agent_type, tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata)
-		SELECT ans.exchange_id, $2, ans.position, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, coalesce($13::jsonb, '{}') FROM ans
-		RETURNING `+messageColumns, answerID, m.ParentID, m.Role, m.Content, m.Status,
-		m.AgentID, m.AgentType, m.ToolName, m.ToolCallID, m.ToolArguments, m.ToolResult, m.DurationMS, nullJSON(m.Metadata))
-	return out, notFound(err, "insert before answer")
-}
-
-// FinishToolCall stores a function call's outcome and its output in one statement: call's status
-// and duration (as UpdateItem), and output inserted just before the answer answerID (as
-// InsertBefore), which it returns.
-func (s *Store) FinishToolCall(ctx context.Context, answerID int64, call, output Message) (Message, error) {
-	var out Message
-	err := s.DB.GetContext(ctx, &out, `WITH
-		call AS (UPDATE chat_message SET content = $14, status = $15, tool_result = $16, duration_ms = $17, updated_at = now() WHERE id = $13),
-		ans AS (SELECT position, exchange_id FROM chat_message WHERE id = $1),
-		shift AS (UPDATE chat_message m SET position = m.position + 1 FROM ans
-			WHERE m.exchange_id = ans.exchange_id AND m.position >= ans.position)
-		INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status,
-			agent_id, agent_type, tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata)
-		SELECT ans.exchange_id, $2, ans.position, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, '{}' FROM ans
-		RETURNING `+messageColumns, answerID, output.ParentID, output.Role, output.Content, output.Status,
-		output.AgentID, output.AgentType, output.ToolName, output.ToolCallID, output.ToolArguments, output.ToolResult, output.DurationMS,
-		call.ID, call.Content, call.Status, call.ToolResult, call.DurationMS)
-	return out, notFound(err, "finish tool call")
-}
-
-// UpdateItem rewrites an item's content, status, tool result and duration (e.g. a growing reasoning
-// item, or a function call that finished).
-func (s *Store) UpdateItem(ctx context.Context, m Message) error {
-	_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3, tool_result = $4,
-		duration_ms = $5, updated_at = now() WHERE id = $1`, m.ID, m.Content, m.Status, m.ToolResult, m.DurationMS)
-	return notFound(err, "update item")
 }
 
 // RestartOwnedAnswer puts a failed, cancelled or interrupted answer back to pending for a retry, keeping

@@ -87,7 +87,7 @@ func TestRestartAnswerClearsTheFailedAttemptsItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	answer := turn.Assistant.ID
-	if _, err := store.InsertBefore(ctx, answer, db.Message{ParentID: &answer, Role: db.RoleReasoning, Status: db.StatusComplete, Content: "thinking"}); err != nil {
+	if _, err := store.WriteAnswer(ctx, db.AnswerWrite{ID: answer, Status: db.StatusStreaming, Insert: []db.Message{{Role: db.RoleReasoning, Status: db.StatusComplete, Content: "thinking"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.SetAnswer(ctx, answer, "partial", db.StatusFailed, nil); err != nil {
@@ -108,7 +108,7 @@ func TestSearchFallsBackToAnyWordAndSkipsOfflineAnswers(t *testing.T) {
 	store := dbtest.Open(t)
 	u, _ := store.CreateUser(ctx, "a@example.com", "A", "hash")
 	mine, _ := store.StartTurn(ctx, db.NewTurn{UserID: u.ID, Title: "deploys", Query: "notes on kubernetes deployments"})
-	_ = store.FinishAnswer(ctx, mine.Assistant.ID, "I searched for kubernetes and zebrafish", db.StatusComplete, []byte(`{"provider": "offline"}`))
+	_ = writeFinal(ctx, store, mine.Assistant.ID, "I searched for kubernetes and zebrafish", db.StatusComplete, []byte(`{"provider": "offline"}`))
 	asking, _ := store.StartTurn(ctx, db.NewTurn{UserID: u.ID, Title: "q", Query: "where?"})
 	hits, err := store.SearchWorkspace(ctx, u.ID, "kubernetes section", asking.Exchange.ID, 5)
 	if err != nil || len(hits) != 1 || hits[0].ID != mine.Exchange.ID || hits[0].MessageID != mine.User.ID {
@@ -120,13 +120,13 @@ func TestSearchFallsBackToAnyWordAndSkipsOfflineAnswers(t *testing.T) {
 	if hits, _ := store.SearchWorkspace(ctx, u.ID, "zebrafish", asking.Exchange.ID, 5); len(hits) != 0 {
 		t.Fatalf("found the offline agent's own answer: %+v", hits)
 	}
-	// A model's answer is searchable once its final write (FinishAnswer) indexed it, not before.
+	// A model's answer is searchable once its final write (WriteAnswer with Index) indexed it, not before.
 	other, _ := store.StartTurn(ctx, db.NewTurn{UserID: u.ID, Title: "fish", Query: "tell me about fish"})
 	_ = store.SetAnswer(ctx, other.Assistant.ID, "Zanzibar has reef fish", db.StatusComplete, []byte(`{"provider": "openai"}`))
 	if hits, _ := store.SearchWorkspace(ctx, u.ID, "zanzibar", asking.Exchange.ID, 5); len(hits) != 0 {
 		t.Fatal("an answer was searchable before it was indexed")
 	}
-	if err := store.FinishAnswer(ctx, other.Assistant.ID, "Zanzibar has reef fish", db.StatusComplete, nil); err != nil {
+	if err := writeFinal(ctx, store, other.Assistant.ID, "Zanzibar has reef fish", db.StatusComplete, nil); err != nil {
 		t.Fatal(err)
 	}
 	if hits, _ := store.SearchWorkspace(ctx, u.ID, "zanzibar", asking.Exchange.ID, 5); len(hits) != 1 || hits[0].MessageID != other.Assistant.ID {
