@@ -371,7 +371,19 @@ func splitWords(text string) []string {
 	return out
 }
 
-func wordCount(s string) int { return len(strings.Fields(s)) }
+// wordCount counts the words of s as strings.Fields splits them, without building the slice (it
+// runs over the whole history of every offline turn).
+func wordCount(s string) int {
+	n, inWord := 0, false
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n
+}
 
 // escapeMarkdown keeps text from being read as markdown syntax.
 func escapeMarkdown(s string) string {

@@ -19,6 +19,7 @@ import (
 // Store is what generation needs from the database.
 type Store interface {
 	ExchangeMessages(ctx context.Context, exchangeID int64) ([]db.Message, error)
+	TurnHistory(ctx context.Context, exchangeID, answerID int64, recent int) ([]db.Message, bool, error)
 	SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
 	WriteAnswer(ctx context.Context, w db.AnswerWrite) ([]int64, error)
 	SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]db.SearchHit, error)
@@ -266,8 +267,12 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 	store := db.WithLease(context.WithoutCancel(ctx), db.Lease{Holder: holder, TTL: g.lease(), Claimed: job.Lease.Holder != ""})
 
 	var history []db.Message
-	err := g.untilReachable(store, started.Add(g.Timeout), func(ctx context.Context) (err error) {
-		history, err = g.Store.ExchangeMessages(ctx, job.ExchangeID)
+	err := g.untilReachable(store, started.Add(g.Timeout), func(ctx context.Context) error {
+		recent, all, err := g.Store.TurnHistory(ctx, job.ExchangeID, job.AnswerID, historyRows)
+		if err == nil && !all && !g.fillsBudget(recent) { // short messages: the budget reaches further back
+			recent, err = g.Store.ExchangeMessages(ctx, job.ExchangeID)
+		}
+		history = recent
 		return err
 	})
 	if err != nil {
@@ -395,6 +400,25 @@ func (g *Generator) fail(ctx context.Context, job Job, message string, cause err
 		g.Log.Error("storing failed answer", "error", err)
 	}
 	g.Notifier.Publish(job.ExchangeID, job.AnswerID)
+}
+
+// historyRows is how many of a conversation's latest messages a turn reads first (TurnHistory):
+// enough for HistoryBudget unless the messages are short.
+const historyRows = 64
+
+// fillsBudget reports whether the first message and the latest ones of history (TurnHistory's)
+// hold more text than HistoryBudget, so that older ones would not be sent anyway.
+func (g *Generator) fillsBudget(history []db.Message) bool {
+	if g.HistoryBudget <= 0 {
+		return false
+	}
+	used := 0
+	for _, m := range history {
+		if m.Role == db.RoleUser || m.Role == db.RoleAssistant {
+			used += len(m.Content)
+		}
+	}
+	return used > g.HistoryBudget*4
 }
 
 // history turns the exchange's earlier turns into model messages: user queries and assistant
