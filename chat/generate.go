@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,7 +19,6 @@ import (
 
 // Store is what generation needs from the database.
 type Store interface {
-	ExchangeMessages(ctx context.Context, exchangeID int64) ([]db.Message, error)
 	TurnHistory(ctx context.Context, exchangeID, answerID int64, recent int) ([]db.Message, bool, error)
 	SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
 	WriteAnswer(ctx context.Context, w db.AnswerWrite) ([]int64, error)
@@ -270,7 +270,7 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 	err := g.untilReachable(store, started.Add(g.Timeout), func(ctx context.Context) error {
 		recent, all, err := g.Store.TurnHistory(ctx, job.ExchangeID, job.AnswerID, historyRows)
 		if err == nil && !all && !g.fillsBudget(recent) { // short messages: the budget reaches further back
-			recent, err = g.Store.ExchangeMessages(ctx, job.ExchangeID)
+			recent, _, err = g.Store.TurnHistory(ctx, job.ExchangeID, job.AnswerID, math.MaxInt32)
 		}
 		history = recent
 		return err
@@ -402,8 +402,8 @@ func (g *Generator) fail(ctx context.Context, job Job, message string, cause err
 	g.Notifier.Publish(job.ExchangeID, job.AnswerID)
 }
 
-// historyRows is how many of a conversation's latest messages a turn reads first (TurnHistory):
-// enough for HistoryBudget unless the messages are short.
+// historyRows is how many of a conversation's latest questions and answers a turn reads first
+// (TurnHistory): enough for HistoryBudget unless they are short.
 const historyRows = 64
 
 // fillsBudget reports whether the first message and the latest ones of history (TurnHistory's)
