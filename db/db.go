@@ -8,6 +8,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -26,9 +28,13 @@ type Store struct {
 	SearchTimeout time.Duration
 }
 
-// Open connects to PostgreSQL with a lib/pq DSN and checks the connection within 10 s.
+// Open connects to PostgreSQL with a lib/pq DSN (URL or key=value form) and checks the connection
+// within 10 s. Statements with parameters go in one round trip (lib/pq's binary_parameters, unless
+// the DSN sets it): parse, bind and execute are sent together instead of preparing first, which
+// halves the round trips of every statement of a chat turn. Parameters then travel untyped, so a
+// jsonb value must be passed as a string, never as []byte (which is sent as binary bytea).
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	conn, err := sqlx.Open("postgres", dsn)
+	conn, err := sqlx.Open("postgres", oneRoundTrip(dsn))
 	if err != nil {
 		return nil, fmt.Errorf("db: open: %w", err)
 	}
@@ -64,6 +70,20 @@ func (s *Store) WithTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 		return fmt.Errorf("db: commit: %w", err)
 	}
 	return nil
+}
+
+// oneRoundTrip adds binary_parameters=yes to dsn unless it sets binary_parameters.
+func oneRoundTrip(dsn string) string {
+	if strings.Contains(dsn, "binary_parameters") {
+		return dsn
+	}
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		q.Set("binary_parameters", "yes")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return dsn + " binary_parameters=yes"
 }
 
 // notFound maps sql.ErrNoRows to ErrNotFound and wraps other errors with what was being done.

@@ -75,7 +75,7 @@ func (s *Store) InsertProposal(ctx context.Context, in NewProposal) (Proposal, e
 		err := tx.GetContext(ctx, &id, `INSERT INTO page_edit_proposal
 			(page_id, message_id, kind, base_revision_id, original_content_hash, proposal)
 			VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-			in.PageID, in.MessageID, in.Kind, in.BaseRevisionID, in.OriginalContentHash, in.Body)
+			in.PageID, in.MessageID, in.Kind, in.BaseRevisionID, in.OriginalContentHash, string(in.Body))
 		if isUniqueViolation(err, "page_edit_proposal_message_key") {
 			return ErrProposalExists
 		}
