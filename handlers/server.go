@@ -51,6 +51,8 @@ type app struct {
 	closeOnce sync.Once
 	// streams counts the open SSE streams, bounded per instance and per person.
 	streams *streamCaps
+	// heartbeat wakes every idle stream to send its keep-alive comment (stream_idle.go).
+	heartbeat *heartbeat
 	// widget caches the floating chat button setting (agent_widget.go).
 	widget widgetCache
 	// imports runs uploaded exports in the background (account_import.go).
@@ -115,6 +117,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 			Instance:      instance, Lease: d.Config.LeaseTimeout,
 		},
 	}
+	a.heartbeat = newHeartbeat(d.Config.StreamHeartbeat, a.closing)
 	a.generator.KeepLeases() // reaps answers of instances that died (this one's last run included)
 
 	e := echo.New()
