@@ -105,7 +105,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		log:      d.Logger,
 		accounts: &accounts.Service{Store: d.Store, SessionTTL: d.Config.SessionTTL, Cost: d.BcryptCost},
 		cookies:  cookies,
-		limits:   newLimits(d.Config),
+		limits:   newLimits(d.Config, d.Store, d.Logger),
 		notifier: notifier,
 		closing:  make(chan struct{}),
 		imports:  &imports.Runner{Store: d.Store, Log: d.Logger},
@@ -118,6 +118,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		},
 	}
 	a.heartbeat = newHeartbeat(d.Config.StreamHeartbeat, a.closing)
+	go a.limits.forgetFullBuckets(10*time.Minute, a.closing)
 	a.generator.KeepLeases() // reaps answers of instances that died (this one's last run included)
 
 	e := echo.New()
@@ -167,7 +168,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.GET("/signup", a.showSignUp)
 	e.POST("/signup", a.submitSignUp, a.limits.signInByIP)
 	e.GET("/signin", a.showSignIn)
-	e.POST("/signin", a.submitSignIn, a.limits.signInByIP)
+	e.POST("/signin", a.submitSignIn) // limited per IP and account in one check (allowSignIn)
 	e.POST("/signout", a.submitSignOut)
 	e.GET("/signin/keep", a.showKeepGuest, a.requireViewer)
 	e.POST("/signin/keep", a.submitKeepGuest, a.requireViewer)
