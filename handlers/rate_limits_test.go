@@ -106,3 +106,22 @@ func TestSignInLimitHoldsAcrossInstancesOnOneDatabase(t *testing.T) {
 		}
 	}
 }
+
+// Guests' messages are limited per client IP across instances: a guest on A and another guest
+// (same IP) on B use up one bucket.
+func TestGuestLimitHoldsAcrossInstancesOnOneDatabase(t *testing.T) {
+	rates := func(c *config.Config) { c.MessagesPerMinute, c.GuestMessagesPerMinute = 100, 2 }
+	a, ada := signedIn(t, rates)
+	createAgent(t, ada, agentForm("owl"))
+	b := handlerstest.Start(t, rates, onDatabase(a.Config.DatabaseURL))
+	for i, guest := range []*handlerstest.Client{a.Client(t), b.Client(t)} {
+		if res := htmxPost(guest, "/chat/owl/messages", url.Values{"query": {"hi"}, "idempotency_key": {fmt.Sprintf("k%d", i)}}); res.Status != http.StatusOK {
+			t.Fatalf("guest message %d: %d %s", i+1, res.Status, res.Body)
+		}
+		waitAnswer(t, a, guestExchange(t, a))
+	}
+	res := htmxPost(b.Client(t), "/chat/owl/messages", url.Values{"query": {"hi"}, "idempotency_key": {"k3"}})
+	if res.Status != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
+		t.Fatalf("third guest message from the IP in a minute, on B: %d, want 429 with Retry-After", res.Status)
+	}
+}
