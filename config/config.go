@@ -85,6 +85,9 @@ type Config struct {
 	// MaxStreamsPerPerson bounds the open SSE streams of one account (or one guest) on this
 	// instance; one more is answered 503.
 	MaxStreamsPerPerson int `env:"PARLEY_MAX_STREAMS_PER_PERSON" envDefault:"32"`
+	// StreamHeartbeat is how often an idle SSE stream sends a comment line, so proxies and load
+	// balancers do not close it for idleness (keep it under their read timeout; nginx: 60 s).
+	StreamHeartbeat time.Duration `env:"PARLEY_STREAM_HEARTBEAT" envDefault:"15s"`
 	// ShutdownTimeout bounds the graceful shutdown.
 	ShutdownTimeout time.Duration `env:"PARLEY_SHUTDOWN_TIMEOUT" envDefault:"15s"`
 	// ListenDatabaseURL is the DSN the change listener (LISTEN) connects with; empty uses
@@ -196,6 +199,9 @@ func (c Config) Validate() error {
 	}
 	if c.MaxStreamsPerPerson < 1 || c.MaxStreamsPerPerson > c.MaxStreams {
 		return errors.New("PARLEY_MAX_STREAMS_PER_PERSON must be at least 1 and at most PARLEY_MAX_STREAMS")
+	}
+	if c.StreamHeartbeat < 50*time.Millisecond || c.StreamHeartbeat > 10*time.Minute {
+		return errors.New("PARLEY_STREAM_HEARTBEAT must be between 50ms and 10m (e.g. 15s)")
 	}
 	switch c.ProviderKind() {
 	case "offline", "openai", "anthropic":

@@ -26,6 +26,9 @@ func TestBadValueNamesItsVariable(t *testing.T) {
 		{"PARLEY_IMAGE_HOSTS", "a.example b.example", "PARLEY_IMAGE_HOSTS"},
 		{"PARLEY_LEASE_TIMEOUT", "500ms", "PARLEY_LEASE_TIMEOUT"},
 		{"PARLEY_LEASE_TIMEOUT", "often", "PARLEY_LEASE_TIMEOUT"},
+		{"PARLEY_STREAM_HEARTBEAT", "often", "PARLEY_STREAM_HEARTBEAT"},
+		{"PARLEY_STREAM_HEARTBEAT", "1ms", "PARLEY_STREAM_HEARTBEAT"},
+		{"PARLEY_STREAM_HEARTBEAT", "1h", "PARLEY_STREAM_HEARTBEAT"},
 	}
 	for _, c := range cases {
 		t.Run(c.env+"="+c.value, func(t *testing.T) {

@@ -207,7 +207,7 @@ func (a *app) submitUnlock(c echo.Context) error {
 	if embed {
 		action = "/embed/agent/" + ag.Identifier + "/unlock"
 	}
-	if !a.limits.allowAgentPassword(ag.ID, c.RealIP()) {
+	if !a.limits.allowAgentPassword(c.Request().Context(), ag.ID, c.RealIP()) {
 		c.Response().Header().Set("Retry-After", "60")
 		return a.renderUnlock(c, ag, embed, action, errTooManySignIns.Message, http.StatusTooManyRequests)
 	}

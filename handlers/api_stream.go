@@ -64,8 +64,6 @@ func (a *app) apiChatStream(c echo.Context) error {
 		}
 		return final, nil
 	}
-	heartbeat := time.NewTicker(heartbeatEvery)
-	defer heartbeat.Stop()
 	var last time.Time
 	for {
 		final, err := push()
@@ -87,7 +85,7 @@ func (a *app) apiChatStream(c echo.Context) error {
 					http.StatusServiceUnavailable))
 				_ = s.event("error", string(data))
 				return nil
-			case <-heartbeat.C:
+			case <-a.heartbeat.C():
 				if s.comment("ping") != nil {
 					return nil
 				}

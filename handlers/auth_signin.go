@@ -17,7 +17,7 @@ func (a *app) showSignIn(c echo.Context) error {
 	return render(c, http.StatusOK, views.SignInPage(page(c, "Sign in", ""), views.AuthForm{Next: safeNext(c.QueryParam("next"))}))
 }
 
-// submitSignIn checks the credentials (rate limited per IP by middleware and per account here)
+// submitSignIn checks the credentials (rate limited per client IP and per account)
 // and starts a new session. A wrong email and a wrong password get the same message.
 func (a *app) submitSignIn(c echo.Context) error {
 	form := views.AuthForm{Email: c.FormValue("email"), Next: safeNext(c.FormValue("next"))}
@@ -25,7 +25,7 @@ func (a *app) submitSignIn(c echo.Context) error {
 		form.Errors = map[string]string{"": msg}
 		return render(c, status, views.SignInPage(page(c, "Sign in", ""), form))
 	}
-	if !a.limits.allowSignInFor(form.Email) {
+	if !a.limits.allowSignIn(c.Request().Context(), c.RealIP(), form.Email) {
 		c.Response().Header().Set("Retry-After", "60")
 		return fail(http.StatusTooManyRequests, errTooManySignIns.Message)
 	}

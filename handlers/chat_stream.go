@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -18,9 +19,6 @@ import (
 	"parley/db"
 	"parley/views"
 )
-
-// heartbeatEvery is how often an idle stream sends an SSE comment, so proxies keep it open.
-const heartbeatEvery = 15 * time.Second
 
 // streamCoalesce is the shortest time between two renders of one stream (at most ~10 per second).
 // It is the only window a delta waits for on its way to a browser on the generating instance.
@@ -51,22 +49,41 @@ func (a *app) streamEvents(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "10")
 		return err
 	}
-	defer a.streams.release(owner)
 	sub := a.notifier.Subscribe(id) // before the snapshot, so no change falls between the two
-	defer sub.Close()
 	live := a.generator.WatchLive(id)
-	defer live.Close()
+	end := func() {
+		live.Close()
+		sub.Close()
+		a.streams.release(owner)
+	}
 
 	s := startSSE(c)
-
-	agents := map[int64]db.Agent{} // the agents of shown messages, read once per stream
-	known := map[int64]bool{}      // messages this stream has shown
-	hasText := map[int64]bool{}    // messages whose text this stream has shown
+	known := map[int64]bool{} // messages this stream has shown
 	if err := a.sendSnapshot(ctx, s, c, id, known); err != nil {
+		end()
 		return nil // the client went away or the write failed: nothing more to say
 	}
-	heartbeat := time.NewTicker(heartbeatEvery)
-	defer heartbeat.Stop()
+	// Waiting costs least outside the handler (stream_idle.go): take the connection over and return.
+	if detached, cancel, ok := s.detach(); ok {
+		dc := detachedContext(c)
+		go func() {
+			defer end()
+			defer cancel()
+			a.followStream(detached, s, dc, id, sub, live, known)
+		}()
+		return nil
+	}
+	defer end()
+	a.followStream(ctx, s, c, id, sub, live, known)
+	return nil
+}
+
+// followStream sends the conversation's changes on s after its snapshot, until ctx ends, the
+// server closes or a write fails.
+func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id int64, sub *chat.Subscription, live *chat.LiveWatch, known map[int64]bool) {
+	agents := map[int64]db.Agent{} // the agents of shown messages, read once per stream
+	hasText := map[int64]bool{}    // messages whose text this stream has shown
+	var err error
 	var (
 		last      time.Time        // when changes were last sent
 		pending   []int64          // changed messages not sent yet
@@ -86,12 +103,12 @@ func (a *app) streamEvents(c echo.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-a.closing:
-			return nil
-		case <-heartbeat.C:
+			return
+		case <-a.heartbeat.C():
 			if s.comment("ping") != nil {
-				return nil
+				return
 			}
 			continue
 		case <-sub.Ready():
@@ -99,7 +116,7 @@ func (a *app) streamEvents(c echo.Context) error {
 				clear(known)
 				clear(hasText)
 				if err := a.sendSnapshot(ctx, s, c, id, known); err != nil {
-					return nil // the database is unreachable: end, so the browser reconnects for a snapshot
+					return // the database is unreachable: end, so the browser reconnects for a snapshot
 				}
 				sub.Take()
 				last, pending, window, tail, sentLive, liveDirty = time.Now(), nil, nil, nil, 0, true
@@ -139,7 +156,7 @@ func (a *app) streamEvents(c echo.Context) error {
 				continue
 			}
 			if err != nil {
-				return nil
+				return
 			}
 			tail = msgs
 		} else {
@@ -157,7 +174,7 @@ func (a *app) streamEvents(c echo.Context) error {
 			continue
 		}
 		if err := a.sendChanges(ctx, s, id, ids, msgs, known, agents); err != nil {
-			return nil
+			return
 		}
 		for _, m := range msgs {
 			if slices.Contains(ids, m.ID) {
@@ -347,23 +364,42 @@ func eventName(m db.Message, first bool) string {
 // sseWriter writes Server-Sent Events: every line of data gets its own "data:" prefix, and each
 // event an increasing id.
 type sseWriter struct {
-	w  *echo.Response
+	w io.Writer
+	// rc flushes w; nil once the stream has taken its connection over (see detach).
 	rc *http.ResponseController
-	id int64
+	// hijackable says the connection is HTTP/1.x, whose body ends with the connection: the stream
+	// may take it over (detach) and write to it directly.
+	hijackable bool
+	id         int64
 }
 
 // startSSE answers 200 as an unbuffered event stream with no write deadline and returns its writer.
+// Over HTTP/1.1 the body is sent as it is, not chunked, ended by closing the connection (the
+// setting the SSE specification recommends), so that detach can hand the connection over as is.
 func startSSE(c echo.Context) *sseWriter {
 	w := c.Response()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache, no-transform")
-	h.Set("Connection", "keep-alive")
 	h.Set("X-Accel-Buffering", "no")
+	hijackable := c.Request().ProtoMajor == 1
+	if hijackable {
+		h.Set("Transfer-Encoding", "identity") // net/http: no chunking, Connection: close
+	} else {
+		h.Set("Connection", "keep-alive")
+	}
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	_ = rc.SetWriteDeadline(time.Time{})
-	return &sseWriter{w: w, rc: rc}
+	return &sseWriter{w: w, rc: rc, hijackable: hijackable}
+}
+
+// flush sends what was written at once.
+func (s *sseWriter) flush() error {
+	if s.rc == nil {
+		return nil
+	}
+	return s.rc.Flush()
 }
 
 func (s *sseWriter) event(name, data string) error {
@@ -382,7 +418,7 @@ func (s *sseWriter) event(name, data string) error {
 	if _, err := s.w.Write(b.Bytes()); err != nil {
 		return err
 	}
-	return s.rc.Flush()
+	return s.flush()
 }
 
 // eventBuffers holds the buffers events are framed in, shared by all streams (an idle stream
@@ -393,5 +429,5 @@ func (s *sseWriter) comment(text string) error {
 	if _, err := s.w.Write([]byte(": " + text + "\n\n")); err != nil {
 		return err
 	}
-	return s.rc.Flush()
+	return s.flush()
 }

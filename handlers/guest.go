@@ -133,9 +133,9 @@ func (a *app) adoptGuest(c echo.Context, userID int64) error {
 // IP at the stricter guest rate (a new guest session does not get a new bucket).
 func (a *app) allowChatMessage(c echo.Context, o db.Owner) (time.Duration, bool) {
 	if o.UserID != 0 {
-		return a.limits.allowMessage(o.UserID)
+		return a.limits.allowMessage(c.Request().Context(), o.UserID)
 	}
-	return a.limits.allowGuestMessage(c.RealIP())
+	return a.limits.allowGuestMessage(c.Request().Context(), c.RealIP())
 }
 
 // takeMessageSlot takes one message from the owner's bucket (allowChatMessage) before a model

@@ -1,51 +1,87 @@
 package handlers
 
 import (
-	"hash/fnv"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
 	"parley/config"
+	"parley/db"
 	"parley/fault"
 )
 
-// limits are the in-process rate limiters (token buckets from x/time/rate via echo's memory store).
+// limits are the rate limits that protect cost: chat messages per person (guests per client IP),
+// sign-in attempts per client IP and per account, and agent password attempts per agent and IP.
+// They are token buckets shared by every instance on the database (db.TakeRates, one statement
+// per limited request, none for the others), so N instances behind a load balancer still allow
+// a person the limit once, not N times. While the database cannot answer, each instance falls
+// back to buckets of its own (x/time/rate) with the same rates.
 type limits struct {
-	signInIP      *middleware.RateLimiterMemoryStore
-	signInAccount *middleware.RateLimiterMemoryStore
-	messages      *keyedLimiter
-	// guestMessages is keyed by a hash of the guest's client IP.
-	guestMessages *keyedLimiter
-	// agentPasswords limits password attempts per agent and client IP.
-	agentPasswords *middleware.RateLimiterMemoryStore
+	store *db.Store
+	log   *slog.Logger
+
+	signIn, messages, guestMessages rateLimit
+	// local are the fallback buckets, by the same keys.
+	local keyedLimiter
 }
 
-func newLimits(cfg config.Config) *limits {
-	perMinute := func(n int) *middleware.RateLimiterMemoryStore {
-		return middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(float64(n) / 60), Burst: n, ExpiresIn: 10 * time.Minute,
-		})
-	}
+// rateLimit is one limit: n requests a minute, in bursts of up to n.
+type rateLimit struct {
+	kind string
+	n    int
+}
+
+func (r rateLimit) check(key string) db.RateCheck {
+	return db.RateCheck{Key: r.kind + ":" + key, Every: time.Minute / time.Duration(max(r.n, 1)), Burst: max(r.n, 1)}
+}
+
+func newLimits(cfg config.Config, store *db.Store, log *slog.Logger) *limits {
 	return &limits{
-		signInIP: perMinute(cfg.SignInRate), signInAccount: perMinute(cfg.SignInRate),
-		messages:       &keyedLimiter{perMinute: cfg.MessagesPerMinute, buckets: map[int64]*rate.Limiter{}},
-		guestMessages:  &keyedLimiter{perMinute: guestRate(cfg), buckets: map[int64]*rate.Limiter{}},
-		agentPasswords: perMinute(cfg.SignInRate),
+		store: store, log: log,
+		signIn:        rateLimit{"signin", cfg.SignInRate},
+		messages:      rateLimit{"messages", cfg.MessagesPerMinute},
+		guestMessages: rateLimit{"guest-messages", guestRate(cfg)},
+		local:         keyedLimiter{buckets: map[string]*rate.Limiter{}},
 	}
 }
 
 var errTooManySignIns = &fault.Error{Code: fault.RateLimited, Message: "Too many attempts. Wait a minute and try again."}
 
+// take takes one request from every check's bucket and reports whether all allowed it, and if
+// not how long until they would.
+func (l *limits) take(ctx context.Context, checks ...db.RateCheck) (time.Duration, bool) {
+	results, err := l.store.TakeRates(ctx, checks...)
+	if err != nil {
+		if !db.Unreachable(err) {
+			l.log.Warn("shared rate limits unavailable, limiting on this instance", "error", err)
+		}
+		results = make([]db.RateResult, len(checks))
+		for i, c := range checks {
+			results[i] = l.local.take(c)
+		}
+	}
+	var wait time.Duration
+	ok := true
+	for _, r := range results {
+		if !r.Allowed {
+			ok, wait = false, max(wait, r.Wait)
+		}
+	}
+	return wait, ok
+}
+
 // signInByIP limits sign-in and sign-up posts per client IP (echo's IPExtractor decides the IP).
 func (l *limits) signInByIP(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if ok, _ := l.signInIP.Allow(c.RealIP()); !ok {
+		if _, ok := l.take(c.Request().Context(), l.signIn.check("ip:"+hashed(c.RealIP()))); !ok {
 			c.Response().Header().Set("Retry-After", "60")
 			return errTooManySignIns
 		}
@@ -53,27 +89,53 @@ func (l *limits) signInByIP(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// allowSignInFor limits sign-in attempts per account email, whoever makes them.
-func (l *limits) allowSignInFor(email string) bool {
-	ok, _ := l.signInAccount.Allow(strings.ToLower(strings.TrimSpace(email)))
+// allowSignIn limits password sign-in attempts per client IP and per account email, whoever makes
+// them, in one check.
+func (l *limits) allowSignIn(ctx context.Context, ip, email string) bool {
+	_, ok := l.take(ctx, l.signIn.check("ip:"+hashed(ip)),
+		l.signIn.check("account:"+hashed(strings.ToLower(strings.TrimSpace(email)))))
 	return ok
 }
 
 // allowMessage takes one chat message from the user's bucket; when empty it reports how long until
 // the next one is allowed.
-func (l *limits) allowMessage(userID int64) (time.Duration, bool) { return l.messages.allow(userID) }
+func (l *limits) allowMessage(ctx context.Context, userID int64) (time.Duration, bool) {
+	return l.take(ctx, l.messages.check(strconv.FormatInt(userID, 10)))
+}
 
 // allowGuestMessage is allowMessage for a guest, keyed by client IP.
-func (l *limits) allowGuestMessage(ip string) (time.Duration, bool) {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(ip))
-	return l.guestMessages.allow(int64(h.Sum64()))
+func (l *limits) allowGuestMessage(ctx context.Context, ip string) (time.Duration, bool) {
+	return l.take(ctx, l.guestMessages.check(hashed(ip)))
 }
 
 // allowAgentPassword takes one password attempt for the agent from the client IP's bucket.
-func (l *limits) allowAgentPassword(agentID int64, ip string) bool {
-	ok, _ := l.agentPasswords.Allow(strconv.FormatInt(agentID, 10) + "|" + ip)
+func (l *limits) allowAgentPassword(ctx context.Context, agentID int64, ip string) bool {
+	_, ok := l.take(ctx, l.signIn.check("agent:"+strconv.FormatInt(agentID, 10)+":"+hashed(ip)))
 	return ok
+}
+
+// forgetFullBuckets deletes, every interval until stop, the shared buckets that are full again.
+func (l *limits) forgetFullBuckets(every time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			if _, err := l.store.ForgetRates(ctx); err != nil && !db.Unreachable(err) {
+				l.log.Warn("deleting full rate-limit buckets", "error", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// hashed names an IP or an email in a bucket key without storing it.
+func hashed(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:12])
 }
 
 // guestRate is the guests' messages per minute: PARLEY_GUEST_MESSAGES_PER_MINUTE, at most the
@@ -86,29 +148,28 @@ func guestRate(cfg config.Config) int {
 	return n
 }
 
-// keyedLimiter is one x/time/rate token bucket per user (echo's store cannot say when a denied
-// request may retry, which the composer needs to re-enable itself).
+// keyedLimiter is one x/time/rate token bucket per key, in this process: the fallback while the
+// database cannot answer.
 type keyedLimiter struct {
-	perMinute int
-	mu        sync.Mutex
-	buckets   map[int64]*rate.Limiter
+	mu      sync.Mutex
+	buckets map[string]*rate.Limiter
 }
 
-func (k *keyedLimiter) allow(key int64) (time.Duration, bool) {
+func (k *keyedLimiter) take(c db.RateCheck) db.RateResult {
 	k.mu.Lock()
-	b, ok := k.buckets[key]
+	b, ok := k.buckets[c.Key]
 	if !ok {
 		if len(k.buckets) > 100_000 { // bound memory: forget everyone, the buckets refill anyway
-			k.buckets = map[int64]*rate.Limiter{}
+			k.buckets = map[string]*rate.Limiter{}
 		}
-		b = rate.NewLimiter(rate.Limit(float64(k.perMinute)/60), k.perMinute)
-		k.buckets[key] = b
+		b = rate.NewLimiter(rate.Every(c.Every), c.Burst)
+		k.buckets[c.Key] = b
 	}
 	k.mu.Unlock()
 	r := b.Reserve()
 	if d := r.Delay(); d > 0 {
 		r.Cancel()
-		return d, false
+		return db.RateResult{Wait: d}
 	}
-	return 0, true
+	return db.RateResult{Allowed: true}
 }

@@ -51,6 +51,8 @@ type app struct {
 	closeOnce sync.Once
 	// streams counts the open SSE streams, bounded per instance and per person.
 	streams *streamCaps
+	// heartbeat wakes every idle stream to send its keep-alive comment (stream_idle.go).
+	heartbeat *heartbeat
 	// widget caches the floating chat button setting (agent_widget.go).
 	widget widgetCache
 	// imports runs uploaded exports in the background (account_import.go).
@@ -103,7 +105,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		log:      d.Logger,
 		accounts: &accounts.Service{Store: d.Store, SessionTTL: d.Config.SessionTTL, Cost: d.BcryptCost},
 		cookies:  cookies,
-		limits:   newLimits(d.Config),
+		limits:   newLimits(d.Config, d.Store, d.Logger),
 		notifier: notifier,
 		closing:  make(chan struct{}),
 		imports:  &imports.Runner{Store: d.Store, Log: d.Logger},
@@ -115,6 +117,8 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 			Instance:      instance, Lease: d.Config.LeaseTimeout,
 		},
 	}
+	a.heartbeat = newHeartbeat(d.Config.StreamHeartbeat, a.closing)
+	go a.limits.forgetFullBuckets(10*time.Minute, a.closing)
 	a.generator.KeepLeases() // reaps answers of instances that died (this one's last run included)
 
 	e := echo.New()
@@ -164,7 +168,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.GET("/signup", a.showSignUp)
 	e.POST("/signup", a.submitSignUp, a.limits.signInByIP)
 	e.GET("/signin", a.showSignIn)
-	e.POST("/signin", a.submitSignIn, a.limits.signInByIP)
+	e.POST("/signin", a.submitSignIn) // limited per IP and account in one check (allowSignIn)
 	e.POST("/signout", a.submitSignOut)
 	e.GET("/signin/keep", a.showKeepGuest, a.requireViewer)
 	e.POST("/signin/keep", a.submitKeepGuest, a.requireViewer)

@@ -55,6 +55,7 @@ func Start(t testing.TB, options ...func(*config.Config)) *App {
 		UpstreamIdleTimeout:      10 * time.Second,
 		MaxStreams:               10000,
 		MaxStreamsPerPerson:      32,
+		StreamHeartbeat:          15 * time.Second,
 	}
 	for _, o := range options {
 		o(&cfg)
