@@ -167,13 +167,8 @@ func BenchmarkHistoryAtScale(b *testing.B) {
 		"open 20k never-branched: newest window (ExchangeWindow)": func(s *db.Store) {
 			_, _, _ = s.ExchangeWindow(ctx, linear, 0, 40)
 		},
-		"open 20k branched: versions of the newest window (BranchSiblings)": func(s *db.Store) {
-			msgs, _, _ := s.ExchangeWindow(context.Background(), branched, 0, 40)
-			ids := make([]int64, len(msgs))
-			for i, m := range msgs {
-				ids[i] = m.ID
-			}
-			_, _ = s.BranchSiblings(ctx, branched, ids)
+		"open 20k branched: newest window with its versions (BranchWindow)": func(s *db.Store) {
+			_, _, _, _ = s.BranchWindow(ctx, branched, 0, 40)
 		},
 		"stream update, 20k branched (ExchangeTail)": func(s *db.Store) { _, _ = s.ExchangeTail(ctx, branched, []int64{branchedLast}) },
 		"open 2,000 messages: newest window (ExchangeWindow)": func(s *db.Store) {
