@@ -46,21 +46,12 @@ func (a *app) showSession(c echo.Context) error {
 	return err
 }
 
-// renderChatPage renders the chat page of exchangeID (0: the welcome screen). A signed-in person's
-// sidebar is read while the conversation is.
 func (a *app) renderChatPage(c echo.Context, exchangeID int64) error {
-	var side func() sidebar
-	if viewer(c) != nil && scopeOf(c) == nil {
-		side = a.firstSidebarPage(c)
-	}
 	pane, err := a.chatPane(c.Request().Context(), c, exchangeID)
 	if err != nil {
-		if side != nil {
-			side() // let it finish rather than cancel it (lib/pq cancels over a new connection)
-		}
 		return err
 	}
-	return a.renderChatPageAround(c, pane, http.StatusOK, side)
+	return a.renderChatPageWith(c, pane, http.StatusOK)
 }
 
 // renderChatPageWith renders the whole chat page, with the history sidebar's first page, around a
@@ -68,26 +59,10 @@ func (a *app) renderChatPage(c echo.Context, exchangeID int64) error {
 // toast for those of ids still in the viewer's Trash.
 // Guests, the widget and team chats get their own page around the pane (renderAgentPage).
 func (a *app) renderChatPageWith(c echo.Context, pane views.ChatPane, status int) error {
-	return a.renderChatPageAround(c, pane, status, nil)
-}
-
-// renderChatPageAround is renderChatPageWith with the sidebar's first page being read already
-// (firstSidebarPage; nil: read it now). A team chat's page has no such sidebar: its read is
-// waited for and dropped.
-func (a *app) renderChatPageAround(c echo.Context, pane views.ChatPane, status int, side func() sidebar) error {
 	if viewer(c) == nil || pane.Embed || pane.Team != nil {
-		if side != nil {
-			side()
-		}
 		return a.renderAgentPage(c, pane, status)
 	}
-	var first sidebar
-	if side != nil {
-		first = side()
-	} else {
-		first.items, first.more, first.err = a.historyPage(c, nil)
-	}
-	items, more, err := first.items, first.more, first.err
+	items, more, err := a.historyPage(c, nil)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -37,13 +36,7 @@ func (a *app) showHistoryPage(c echo.Context) error {
 // historyPage reads one sidebar page (after nil: the first) as view models, the open conversation
 // (from the URL of the page asking) highlighted, and the cursor of the next page ("" at the end).
 func (a *app) historyPage(c echo.Context, after *db.HistoryCursor) ([]views.HistoryItem, string, error) {
-	return a.sidebarPage(c.Request().Context(), viewer(c).ID, after, openExchange(c))
-}
-
-// sidebarPage is historyPage for the user, with conversation open highlighted; it takes no echo
-// context, so it may run beside the handler (firstSidebarPage).
-func (a *app) sidebarPage(ctx context.Context, userID int64, after *db.HistoryCursor, open int64) ([]views.HistoryItem, string, error) {
-	rows, err := a.store.GeneralHistory(ctx, userID, after, historyPageSize+1)
+	rows, err := a.store.GeneralHistory(c.Request().Context(), viewer(c).ID, after, historyPageSize+1)
 	if err != nil {
 		return nil, "", err
 	}
@@ -53,33 +46,13 @@ func (a *app) sidebarPage(ctx context.Context, userID int64, after *db.HistoryCu
 		last := rows[len(rows)-1]
 		more = formatCursor(last.UpdatedAt, last.ID)
 	}
+	open := openExchange(c)
 	items := make([]views.HistoryItem, len(rows))
 	for i, r := range rows {
 		items[i] = historyItemView(r)
 		items[i].Active = r.ID == open
 	}
 	return items, more, nil
-}
-
-// sidebar is the first sidebar page: its items, the next page's cursor, or the error reading it.
-type sidebar struct {
-	items []views.HistoryItem
-	more  string
-	err   error
-}
-
-// firstSidebarPage starts reading the signed-in viewer's first sidebar page beside the handler and
-// returns the function that waits for it: the chat page's sidebar does not depend on its
-// conversation, so the page waits for the longer of the two reads, not their sum. A handler that
-// returns early leaves it to end with the request's context.
-func (a *app) firstSidebarPage(c echo.Context) func() sidebar {
-	ctx, userID, open := c.Request().Context(), viewer(c).ID, openExchange(c)
-	done := make(chan sidebar, 1)
-	go func() {
-		items, more, err := a.sidebarPage(ctx, userID, nil, open)
-		done <- sidebar{items, more, err}
-	}()
-	return func() sidebar { return <-done }
 }
 
 func historyItemView(r db.ExchangeSummary) views.HistoryItem {
