@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"math"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -34,24 +35,28 @@ type Siblings struct {
 	Prev, Next   int64
 }
 
-// BranchSiblings returns the versions of each user message and answer among ids (of exchange
-// exchangeID) that has more than one; the others are absent from the map.
-func (s *Store) BranchSiblings(ctx context.Context, exchangeID int64, ids []int64) (map[int64]Siblings, error) {
-	var rows []struct {
-		ID       int64         `db:"id"`
-		Versions pq.Int64Array `db:"versions"`
-	}
-	err := s.DB.SelectContext(ctx, &rows, `
-		SELECT m.id, s.versions FROM chat_message m
-		CROSS JOIN LATERAL (
-			SELECT array_agg(x.id ORDER BY x.id) AS versions FROM chat_message x
-			WHERE x.exchange_id = m.exchange_id AND x.role = m.role
-			  AND (x.parent_id = m.parent_id OR (m.parent_id IS NULL AND x.parent_id IS NULL))) s
-		WHERE m.exchange_id = $1 AND m.id = ANY($2) AND m.role IN ('user', 'assistant')
-		  AND cardinality(s.versions) > 1`, exchangeID, int64Array(ids))
-	if err != nil {
-		return nil, notFound(err, "branch siblings")
-	}
+// versionsOf joins to each chat_message row w its versions: the ids, in id order, of the messages
+// of its role under the same parent (NULL for a message without other versions, and for reasoning
+// and tool items). One index lookup per row: chat_message_parent_idx, or chat_message_root_idx for
+// a first question.
+const versionsOf = `LEFT JOIN LATERAL (
+		SELECT array_agg(x.id ORDER BY x.id) AS versions FROM (
+			SELECT x.id FROM chat_message x
+			WHERE w.role IN ('user', 'assistant') AND x.parent_id = w.parent_id AND x.role = w.role
+			UNION ALL
+			SELECT x.id FROM chat_message x
+			WHERE w.role IN ('user', 'assistant') AND w.parent_id IS NULL
+			  AND x.exchange_id = w.exchange_id AND x.parent_id IS NULL AND x.role = w.role) x
+		HAVING count(*) > 1) v ON true`
+
+// versionRow is a message id with its versions, as versionsOf reads them.
+type versionRow struct {
+	ID       int64         `db:"id"`
+	Versions pq.Int64Array `db:"versions"`
+}
+
+// siblings places each row among its versions; rows without other versions are left out.
+func siblings(rows []versionRow) map[int64]Siblings {
 	out := make(map[int64]Siblings, len(rows))
 	for _, r := range rows {
 		for i, id := range r.Versions {
@@ -68,14 +73,58 @@ func (s *Store) BranchSiblings(ctx context.Context, exchangeID int64, ids []int6
 			out[r.ID] = sib
 		}
 	}
-	return out, nil
+	return out
 }
 
-// Branched reports whether the exchange ever branched (has a leaf_message_id).
-func (s *Store) Branched(ctx context.Context, exchangeID int64) (bool, error) {
-	var b bool
-	err := s.DB.GetContext(ctx, &b, `SELECT leaf_message_id IS NOT NULL FROM chat_exchange WHERE id = $1`, exchangeID)
-	return b, notFound(err, "branched")
+// BranchSiblings returns the versions of each user message and answer among ids (of exchange
+// exchangeID) that has more than one; the others are absent from the map. One statement, whose
+// cost follows len(ids); an exchange that never branched finds none and reads no message.
+func (s *Store) BranchSiblings(ctx context.Context, exchangeID int64, ids []int64) (map[int64]Siblings, error) {
+	var rows []versionRow
+	err := s.DB.SelectContext(ctx, &rows, `
+		SELECT w.id, v.versions FROM chat_exchange e
+		JOIN chat_message w ON w.exchange_id = e.id AND w.id = ANY($2) AND w.role IN ('user', 'assistant')
+		`+versionsOf+`
+		WHERE e.id = $1 AND e.leaf_message_id IS NOT NULL AND v.versions IS NOT NULL`, exchangeID, int64Array(ids))
+	if err != nil {
+		return nil, notFound(err, "branch siblings")
+	}
+	return siblings(rows), nil
+}
+
+// BranchWindow is ExchangeWindow for an exchange that branched: the same window on
+// chat_message_branch_idx, with the versions (BranchSiblings) of its messages read in the same
+// statement, so opening a branched conversation costs the statements of a never-branched one.
+func (s *Store) BranchWindow(ctx context.Context, exchangeID int64, before, limit int) ([]Message, map[int64]Siblings, bool, error) {
+	if before <= 0 {
+		before = math.MaxInt32
+	}
+	var rows []struct {
+		Message
+		Versions pq.Int64Array `db:"versions"`
+	}
+	err := s.DB.SelectContext(ctx, &rows, `SELECT w.*, v.versions FROM (
+			SELECT `+messageColumns+` FROM chat_message m
+			WHERE m.exchange_id = $1 AND m.position < $2 AND m.on_branch
+			ORDER BY m.position DESC, m.id DESC LIMIT $3) w
+		`+versionsOf+`
+		ORDER BY w.position, w.id`, exchangeID, before, limit+1)
+	if err != nil {
+		return nil, nil, false, notFound(err, "branch window")
+	}
+	older := len(rows) > limit
+	if older {
+		rows = rows[1:]
+	}
+	msgs := make([]Message, len(rows))
+	versions := make([]versionRow, 0, len(rows))
+	for i, r := range rows {
+		msgs[i] = r.Message
+		if r.Versions != nil {
+			versions = append(versions, versionRow{ID: r.ID, Versions: r.Versions})
+		}
+	}
+	return msgs, siblings(versions), older, nil
 }
 
 // SwitchBranch shows version to of message id (a sibling: same exchange, parent and role): the

@@ -136,3 +136,108 @@ func TestBranchFlagsAndTurnCountsFollowEveryMove(t *testing.T) {
 	}
 	check("open a hit in the edited line")
 }
+
+// versionsByTree is the versions of each of ids computed the slow way: its siblings of its role
+// under the same parent, in id order, for those with more than one.
+func versionsByTree(t *testing.T, store *db.Store, exchangeID int64, ids []int64) map[int64]db.Siblings {
+	t.Helper()
+	var all []struct {
+		ID       int64  `db:"id"`
+		ParentID *int64 `db:"parent_id"`
+		Role     string `db:"role"`
+	}
+	if err := store.DB.Select(&all, `SELECT id, parent_id, role FROM chat_message WHERE exchange_id = $1 ORDER BY id`, exchangeID); err != nil {
+		t.Fatal(err)
+	}
+	type key struct {
+		parent int64
+		role   string
+	}
+	groups := map[key][]int64{}
+	keys := map[int64]key{}
+	for _, m := range all {
+		if m.Role != db.RoleUser && m.Role != db.RoleAssistant {
+			continue
+		}
+		k := key{role: m.Role}
+		if m.ParentID != nil {
+			k.parent = *m.ParentID
+		}
+		groups[k] = append(groups[k], m.ID)
+		keys[m.ID] = k
+	}
+	out := map[int64]db.Siblings{}
+	for _, id := range ids {
+		g, ok := groups[keys[id]]
+		if !ok || len(g) < 2 {
+			continue
+		}
+		i := slices.Index(g, id)
+		s := db.Siblings{Index: i + 1, Count: len(g)}
+		if i > 0 {
+			s.Prev = g[i-1]
+		}
+		if i < len(g)-1 {
+			s.Next = g[i+1]
+		}
+		out[id] = s
+	}
+	return out
+}
+
+// BranchWindow reads the window ExchangeWindow reads, with the versions of its messages (questions
+// and answers with older versions), as the tree gives them, for every window of a branched
+// conversation; BranchSiblings finds none in a never-branched one.
+func TestBranchWindowIsTheWindowWithItsVersions(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Open(t)
+	seed := dbtest.NewSeeder(t, store.DB)
+	users := seed.Users(t, "window", 1)
+	branched, _ := seed.Long(t, users[0], 300, true)
+	linear, _ := seed.Long(t, users[0], 100, false)
+	found := 0
+	for before := 0; ; {
+		msgs, versions, older, err := store.BranchWindow(ctx, branched, before, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantOlder, err := store.ExchangeWindow(ctx, branched, before, 40)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]int64, len(msgs))
+		for i, m := range msgs {
+			ids[i] = m.ID
+		}
+		wantIDs := make([]int64, len(want))
+		for i, m := range want {
+			wantIDs[i] = m.ID
+		}
+		if !slices.Equal(ids, wantIDs) || older != wantOlder || len(msgs) == 0 {
+			t.Fatalf("before %d: window %v (older %v), want %v (older %v)", before, ids, older, wantIDs, wantOlder)
+		}
+		if msgs[0].Content != want[0].Content || msgs[0].Role != want[0].Role || !msgs[0].CreatedAt.Equal(want[0].CreatedAt) {
+			t.Fatalf("before %d: first message %+v, want %+v", before, msgs[0], want[0])
+		}
+		sibs := versionsByTree(t, store, branched, ids)
+		if len(versions) != len(sibs) {
+			t.Fatalf("before %d: %d messages with versions, want %d", before, len(versions), len(sibs))
+		}
+		for id, s := range sibs {
+			if versions[id] != s {
+				t.Fatalf("before %d: message %d versions %+v, want %+v", before, id, versions[id], s)
+			}
+		}
+		found += len(versions)
+		if !older {
+			break
+		}
+		before = msgs[0].Position
+	}
+	if found < 10 {
+		t.Fatalf("only %d messages with versions in a conversation regenerated every 10th answer", found)
+	}
+	if sibs, err := store.BranchSiblings(ctx, linear, []int64{1, 2, 3}); err != nil || len(sibs) != 0 {
+		t.Fatalf("a never-branched conversation has versions %v, %v", sibs, err)
+	}
+}

@@ -86,7 +86,7 @@ func seqScans(t *testing.T, plans []string) []string {
 	return found
 }
 
-// The hot chat queries (search, the window, a stream's tail, the sidebar's turn counts) read the
+// The hot chat queries (search, the window and its versions, a stream's tail, the sidebar's turn counts) read the
 // chat tables through indexes, never by a sequential scan, on an instance large and analyzed
 // enough that the planner chooses honestly: one person with 2,000 conversations, one with 100, 50
 // others, a branched 2,000-message conversation (about 33,000 messages in all).
@@ -139,6 +139,18 @@ func TestHotChatQueriesNeverScanAChatTable(t *testing.T) {
 		}},
 		{"window, older", func() error {
 			_, _, err := r.ExchangeWindow(ctx, long, 1000, 40)
+			return err
+		}},
+		{"branched window with its versions, newest", func() error {
+			_, _, _, err := r.BranchWindow(ctx, long, 0, 40)
+			return err
+		}},
+		{"branched window with its versions, older", func() error {
+			_, _, _, err := r.BranchWindow(ctx, long, 1000, 40)
+			return err
+		}},
+		{"versions of a stream's changed messages", func() error {
+			_, err := r.BranchSiblings(ctx, long, []int64{last, last - 1})
 			return err
 		}},
 		{"range", func() error {

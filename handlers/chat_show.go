@@ -99,6 +99,7 @@ func (a *app) chatPane(ctx context.Context, c echo.Context, exchangeID int64) (v
 	}
 	agentID := int64(0)
 	var msgs []db.Message
+	var versions map[int64]db.Siblings
 	var exchange *db.Exchange
 	var e db.Exchange
 	if exchangeID != 0 {
@@ -111,7 +112,7 @@ func (a *app) chatPane(ctx context.Context, c echo.Context, exchangeID int64) (v
 		if e.AgentID != nil {
 			agentID = *e.AgentID
 		}
-		if msgs, err = a.conversationWindow(c, &pane, e); err != nil {
+		if msgs, versions, err = a.conversationWindow(c, &pane, e); err != nil {
 			return pane, err
 		}
 	}
@@ -126,8 +127,8 @@ func (a *app) chatPane(ctx context.Context, c echo.Context, exchangeID int64) (v
 		}
 	}
 	pane.Messages = messageViews(msgs, agentsByID)
-	if err := a.markVersions(ctx, e, pane.Messages); err != nil {
-		return pane, err
+	for i := range pane.Messages {
+		setVersions(&pane.Messages[i], versions)
 	}
 	pane.Busy = busy(msgs) || a.generator.Running(exchangeID)
 	return pane, a.dressPane(c, &pane, agent, exchange, msgs)

@@ -15,8 +15,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"golang.org/x/crypto/bcrypt"
 
 	"parley/accounts"
+	"parley/config"
 	"parley/db"
 	"parley/db/dbtest"
 	"parley/handlers/handlerstest"
@@ -34,39 +36,41 @@ import (
 // ms); the sidebar, opening a conversation and that search at 1k / 10k / 100k conversations (the
 // cost curve); opening, the sidebar's turn counts and a stream update's SQL for dee's branched
 // conversation against eve's (targets ≤ 1.2×, stream SQL ≤ 2 ms); and opening fay's 2,000-message
-// conversation against its SQL alone (target ≤ 1.5×). One table is printed at the end; the
+// conversation against its SQL alone (target ≤ 1.5×), and loading its earlier messages. The two
+// sides of each ratio are requested alternately (table.pair). The seeded instance is kept as a
+// template (dbtest.Seeded) and copied in seconds on later runs. One table is printed at the end; the
 // EXPLAIN (ANALYZE, BUFFERS) of each hot query, as the app runs it (auto_explain), goes to
 // test-artifacts/scale-explain.txt.
 func BenchmarkHistoryAtScale(b *testing.B) {
-	app := handlerstest.Start(b)
+	names := []string{"ada", "ben", "cy", "dee", "eve", "fay"}
+	seeded := dbtest.Seeded(b, "history_at_scale", 1, func(dsn string) { seedHistoryAtScale(b, dsn, names) })
+	app := handlerstest.Start(b, func(c *config.Config) {
+		c.DatabaseURL = seeded.DSN
+		c.SearchTimeout = 30 * time.Second // measure the slow searches instead of stopping them
+	})
 	ctx := context.Background()
 	people := map[string]*person{}
-	for _, name := range []string{"ada", "ben", "cy", "dee", "eve", "fay"} {
+	for _, name := range names {
 		p := &person{c: app.Client(b)}
-		p.c.SignUp(name+"@example.com", "correct horse")
+		p.c.SignIn(name+"@example.com", "correct horse")
 		if err := app.Store.DB.Get(&p.id, `SELECT id FROM users WHERE email = $1`, name+"@example.com"); err != nil {
 			b.Fatal(err)
 		}
 		people[name] = p
 	}
 	ada, ben, cy, dee, eve, fay := people["ada"], people["ben"], people["cy"], people["dee"], people["eve"], people["fay"]
-
-	started := time.Now()
 	seed := dbtest.NewSeeder(b, app.Store.DB)
-	others := seed.Users(b, "someone", 1000)
-	seed.Conversations(b, others, 100, 10)
-	seed.Conversations(b, []int64{ada.id}, 100_000, 10)
-	seed.Conversations(b, []int64{ben.id}, 10_000, 10)
-	seed.Conversations(b, []int64{cy.id, dee.id, eve.id, fay.id}, 1_000, 10)
-	branched, branchedLast := seed.Long(b, dee.id, 20_000, true)
-	linear, linearLast := seed.Long(b, eve.id, 20_000, false)
-	long, _ := seed.Long(b, fay.id, 2_000, false)
-	seed.Analyze(b)
+	branched, branchedLast := seed.LongOf(b, dee.id)
+	linear, linearLast := seed.LongOf(b, eve.id)
+	long, _ := seed.LongOf(b, fay.id)
 	var messages, conversations int
 	_ = app.Store.DB.Get(&messages, `SELECT count(*) FROM chat_message`)
 	_ = app.Store.DB.Get(&conversations, `SELECT count(*) FROM chat_exchange`)
-	seeded := time.Since(started)
-	fmt.Printf("seeded %d messages in %d conversations of 1,006 people by COPY in %s\n", messages, conversations, seeded.Round(time.Second))
+	how := fmt.Sprintf("seeded by COPY in %s", seeded.Took)
+	if seeded.Reused {
+		how += " (reused from an earlier run)"
+	}
+	fmt.Printf("%d messages in %d conversations of 1,006 people, %s\n", messages, conversations, how)
 
 	var t table
 	word := seed.Common
@@ -99,31 +103,37 @@ func BenchmarkHistoryAtScale(b *testing.B) {
 		}
 	}
 
-	// Branched against never-branched, 20,000 messages each.
-	openB := t.http(b, "open 20k-message branched (dee)", dee.c, fmt.Sprintf("/sessions/%d/chat", branched), "", 0)
-	openL := t.http(b, "open 20k-message never-branched (eve)", eve.c, fmt.Sprintf("/sessions/%d/chat", linear), "", 0)
-	sideB := t.http(b, "sidebar with it (dee, turn counts)", dee.c, "/chat/new", "", 0)
-	sideL := t.http(b, "sidebar with it (eve, turn counts)", eve.c, "/chat/new", "", 0)
-	tailB := t.run(b, "stream update SQL, branched (ExchangeTail)", "≤ 2 ms", 2, func() {
+	// Branched against never-branched, 20,000 messages each, and the 2,000-message page against its
+	// SQL: each pair is timed alternately in one sub-benchmark, so the machine's load weighs on both.
+	get := func(c *handlerstest.Client, path string) func() {
+		return func() {
+			if res := c.Get(path); res.Status != 200 {
+				b.Fatalf("GET %s: %d", path, res.Status)
+			}
+		}
+	}
+	t.pair(b, "open 20k-message conversation", "branched (dee)", "never-branched (eve)",
+		get(dee.c, fmt.Sprintf("/sessions/%d/chat", branched)), get(eve.c, fmt.Sprintf("/sessions/%d/chat", linear)), 1.2)
+	t.pair(b, "sidebar with it (turn counts)", "dee's", "eve's", get(dee.c, "/chat/new"), get(eve.c, "/chat/new"), 1.2)
+	tailB, _ := t.pair(b, "stream update SQL (ExchangeTail)", "branched", "never-branched", func() {
 		if msgs, err := app.Store.ExchangeTail(ctx, branched, []int64{branchedLast}); err != nil || len(msgs) < 2 {
 			b.Fatalf("tail: %d, %v", len(msgs), err)
 		}
-	})
-	tailL := t.run(b, "stream update SQL, never-branched", "", 0, func() {
+	}, func() {
 		if msgs, err := app.Store.ExchangeTail(ctx, linear, []int64{linearLast}); err != nil || len(msgs) < 2 {
 			b.Fatalf("tail: %d, %v", len(msgs), err)
 		}
-	})
+	}, 1.2)
+	t.check("stream update SQL, branched (ExchangeTail) p50", tailB.p50, "≤ 2 ms", 2)
 
 	// Opening fay's 2,000-message conversation against its SQL alone: the statements the page
 	// runs (the session, the exchange, the newest window, its agents, the sidebar's page).
-	openLong := t.http(b, "open 2,000-message conversation (page)", fay.c, fmt.Sprintf("/sessions/%d/chat", long), "", 0)
 	sessions := accounts.Service{Store: app.Store, SessionTTL: time.Hour}
 	token, err := sessions.StartSession(ctx, fay.id, "bench", "127.0.0.1")
 	if err != nil {
 		b.Fatal(err)
 	}
-	openSQL := t.run(b, "open 2,000-message conversation (its SQL)", "", 0, func() {
+	t.pair(b, "open 2,000-message conversation", "page", "its SQL", get(fay.c, fmt.Sprintf("/sessions/%d/chat", long)), func() {
 		if _, err := sessions.UserForToken(ctx, token); err != nil {
 			b.Fatal(err)
 		}
@@ -140,18 +150,20 @@ func BenchmarkHistoryAtScale(b *testing.B) {
 		if _, err := app.Store.GeneralHistory(ctx, fay.id, nil, 31); err != nil {
 			b.Fatal(err)
 		}
-	})
+	}, 1.5)
 
-	t.ratio("open branched / never-branched", openB.p50/openL.p50, 1.2)
-	t.ratio("sidebar branched / never-branched", sideB.p50/sideL.p50, 1.2)
-	t.ratio("stream SQL branched / never-branched", tailB.p50/tailL.p50, 1.2)
-	t.ratio("open 2,000 messages: page / SQL", openLong.p50/openSQL.p50, 1.5)
+	// What the same person waits for when scrolling up: the window before the newest one.
+	newest, _, err := app.Store.ExchangeWindow(ctx, long, 0, 40)
+	if err != nil || len(newest) == 0 {
+		b.Fatalf("window: %v", err)
+	}
+	t.http(b, "load earlier messages, 2,000-message conversation", fay.c, fmt.Sprintf("/sessions/%d/messages?before=%d", long, newest[0].Position), "", 0)
+
 	for _, k := range []string{"sidebar", "next page", "open", "search"} {
 		c := curve[k]
 		t.ratio(fmt.Sprintf("%s at 1k / 10k / 100k: %.2f / %.2f / %.2f ms, 100k ÷ 1k", k, c[0], c[1], c[2]), c[2]/c[0], 0)
 	}
-	summary := fmt.Sprintf("%d messages, %d conversations, 1,006 people; seeded by COPY in %s\n%s",
-		messages, conversations, seeded.Round(time.Second), t.String())
+	summary := fmt.Sprintf("%d messages, %d conversations, 1,006 people; %s\n%s", messages, conversations, how, t.String())
 	fmt.Print(summary)
 	explainHotQueries(b, app, summary, map[string]func(*db.Store){
 		"search 1% word, ada (SearchConversations)": func(s *db.Store) { _, _ = s.SearchConversations(ctx, ada.id, word, 31) },
@@ -164,11 +176,46 @@ func BenchmarkHistoryAtScale(b *testing.B) {
 		},
 		"open 20k branched: newest window (ExchangeWindow)": func(s *db.Store) { _, _, _ = s.ExchangeWindow(ctx, branched, 0, 40) },
 		"open 20k branched: older window (ExchangeWindow)":  func(s *db.Store) { _, _, _ = s.ExchangeWindow(ctx, branched, 10_000, 40) },
-		"stream update, 20k branched (ExchangeTail)":        func(s *db.Store) { _, _ = s.ExchangeTail(ctx, branched, []int64{branchedLast}) },
+		"open 20k never-branched: newest window (ExchangeWindow)": func(s *db.Store) {
+			_, _, _ = s.ExchangeWindow(ctx, linear, 0, 40)
+		},
+		"open 20k branched: newest window with its versions (BranchWindow)": func(s *db.Store) {
+			_, _, _, _ = s.BranchWindow(ctx, branched, 0, 40)
+		},
+		"stream update, 20k branched (ExchangeTail)": func(s *db.Store) { _, _ = s.ExchangeTail(ctx, branched, []int64{branchedLast}) },
 		"open 2,000 messages: newest window (ExchangeWindow)": func(s *db.Store) {
 			_, _, _ = s.ExchangeWindow(ctx, long, 0, 40)
 		},
 	})
+}
+
+// seedHistoryAtScale fills the database of dsn with the benchmark's instance: the people of names
+// (password "correct horse"), 1,000 others, their conversations, and the three long ones.
+func seedHistoryAtScale(b *testing.B, dsn string, names []string) {
+	store, err := db.Open(context.Background(), dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	signUp := accounts.Service{Store: store, Cost: bcrypt.MinCost}
+	ids := map[string]int64{}
+	for _, name := range names {
+		u, err := signUp.SignUp(context.Background(), accounts.SignUpInput{Email: name + "@example.com", DisplayName: name, Password: "correct horse"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids[name] = u.ID
+	}
+	seed := dbtest.NewSeeder(b, store.DB)
+	others := seed.Users(b, "someone", 1000)
+	seed.Conversations(b, others, 100, 10)
+	seed.Conversations(b, []int64{ids["ada"]}, 100_000, 10)
+	seed.Conversations(b, []int64{ids["ben"]}, 10_000, 10)
+	seed.Conversations(b, []int64{ids["cy"], ids["dee"], ids["eve"], ids["fay"]}, 1_000, 10)
+	seed.Long(b, ids["dee"], 20_000, true)
+	seed.Long(b, ids["eve"], 20_000, false)
+	seed.Long(b, ids["fay"], 2_000, false)
+	seed.Analyze(b)
 }
 
 // person is a signed-in account of the benchmark.
@@ -206,26 +253,93 @@ type figure struct{ p50, p95 float64 }
 // table collects the benchmark's rows and prints them as one table.
 type table struct{ rows []string }
 
-// run times fn as a sub-benchmark and adds its p50/p95 row, checked against limit (ms; 0: none).
+// run times fn as a sub-benchmark (after one untimed call) and adds its p50/p95 row, checked against limit (ms; 0: none).
 func (t *table) run(b *testing.B, name, target string, limit float64, fn func()) figure {
 	var f figure
-	b.Run(strings.NewReplacer(" ", "-", ",", "", "(", "", ")", "").Replace(name), func(b *testing.B) {
+	b.Run(benchName(name), func(b *testing.B) {
 		var times []time.Duration
+		fn() // once untimed, to warm the caches
 		for b.Loop() {
 			started := time.Now()
 			fn()
 			times = append(times, time.Since(started))
 		}
-		slices.Sort(times)
-		ms := func(q float64) float64 {
-			return float64(times[min(len(times)-1, int(q*float64(len(times))))].Microseconds()) / 1000
-		}
-		f = figure{ms(0.5), ms(0.95)}
+		f = quantiles(times)
 		b.ReportMetric(f.p50, "p50-ms")
 		b.ReportMetric(f.p95, "p95-ms")
 	})
 	t.rows = append(t.rows, fmt.Sprintf("| %-58s | %8.2f | %8.2f | %-8s | %s |", name, f.p50, f.p95, target, verdict(f.p50, limit)))
 	return f
+}
+
+// pair times a and b alternately (a then b, then b then a, …) in one sub-benchmark, at least 300
+// times each, so a change of the machine's load weighs on both alike. It adds a row for each and
+// one for the ratio of a's p50 to b's, checked against limit (0: none): the median of that ratio
+// over five consecutive blocks of the samples, reported as the sub-benchmark's "ratio".
+func (t *table) pair(b *testing.B, name, nameA, nameB string, a, c func(), limit float64) (figure, figure) {
+	const least, blocks = 300, 5
+	var fa, fc figure
+	var ratio float64
+	b.Run(benchName(name), func(b *testing.B) {
+		for range 10 { // warm both
+			a()
+			c()
+		}
+		var ta, tc []time.Duration
+		one := func(fn func(), into *[]time.Duration) {
+			started := time.Now()
+			fn()
+			*into = append(*into, time.Since(started))
+		}
+		step := func() {
+			if len(ta)%2 == 0 {
+				one(a, &ta)
+				one(c, &tc)
+			} else {
+				one(c, &tc)
+				one(a, &ta)
+			}
+		}
+		for b.Loop() {
+			step()
+		}
+		for len(ta) < least {
+			step()
+		}
+		n := len(ta) / blocks
+		ratios := make([]float64, blocks)
+		for i := range ratios {
+			ratios[i] = quantiles(ta[i*n:(i+1)*n]).p50 / quantiles(tc[i*n:(i+1)*n]).p50
+		}
+		slices.Sort(ratios)
+		fa, fc, ratio = quantiles(ta), quantiles(tc), ratios[blocks/2]
+		b.ReportMetric(fa.p50, "a-p50-ms")
+		b.ReportMetric(fc.p50, "b-p50-ms")
+		b.ReportMetric(ratio, "ratio")
+	})
+	t.rows = append(t.rows, fmt.Sprintf("| %-58s | %8.2f | %8.2f | %-8s | %s |", name+", "+nameA, fa.p50, fa.p95, "", ""))
+	t.rows = append(t.rows, fmt.Sprintf("| %-58s | %8.2f | %8.2f | %-8s | %s |", name+", "+nameB, fc.p50, fc.p95, "", ""))
+	t.ratio(name+": "+nameA+" / "+nameB, ratio, limit)
+	return fa, fc
+}
+
+// check adds a row for a value measured in another row, checked against limit.
+func (t *table) check(name string, v float64, target string, limit float64) {
+	t.rows = append(t.rows, fmt.Sprintf("| %-58s | %8.2f | %8s | %-8s | %s |", name, v, "", target, verdict(v, limit)))
+}
+
+// quantiles is the p50 and p95 of times, in milliseconds.
+func quantiles(times []time.Duration) figure {
+	times = slices.Sorted(slices.Values(times))
+	ms := func(q float64) float64 {
+		return float64(times[min(len(times)-1, int(q*float64(len(times))))].Microseconds()) / 1000
+	}
+	return figure{ms(0.5), ms(0.95)}
+}
+
+// benchName is a row's name as a sub-benchmark's.
+func benchName(name string) string {
+	return strings.NewReplacer(" ", "-", ",", "", "(", "", ")", "", ":", "", "'", "").Replace(name)
 }
 
 // http times GET path for client c (htmx headers for fragments), which must answer 200.
@@ -242,7 +356,6 @@ func (t *table) http(b *testing.B, name string, c *handlerstest.Client, path, ta
 			b.Fatalf("%s: GET %s: %d", name, path, res.Status)
 		}
 	}
-	get()
 	return t.run(b, name, target, limit, get)
 }
 

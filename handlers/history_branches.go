@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -19,21 +20,21 @@ const conversationWindow = 40
 
 // conversationWindow reads the messages the pane shows: the newest window of the branch on screen,
 // widened down to the message a search result opens (?m=id, two messages before it for context) or
-// to where the page's stream started (?from=position, on the stream's own requests). It sets the
-// pane's Older, From and FocusMessage.
-func (a *app) conversationWindow(c echo.Context, pane *views.ChatPane, e db.Exchange) ([]db.Message, error) {
+// to where the page's stream started (?from=position, on the stream's own requests), with the
+// ‹ n/m › versions of those that have others. It sets the pane's Older, From and FocusMessage.
+func (a *app) conversationWindow(c echo.Context, pane *views.ChatPane, e db.Exchange) ([]db.Message, map[int64]db.Siblings, error) {
 	ctx := c.Request().Context()
 	from, _ := strconv.Atoi(c.QueryParam("from"))
 	mid, err := strconv.ParseInt(c.QueryParam("m"), 10, 64)
 	if err == nil && mid > 0 && e.LeafMessageID != nil {
 		// A hit in an older version opens that version (as switching to it does).
 		if err := a.store.ShowVersionOf(ctx, e.ID, mid); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	msgs, older, err := a.store.ExchangeWindow(ctx, e.ID, 0, conversationWindow)
+	msgs, versions, older, err := a.window(ctx, e, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if mid > 0 {
 		if m, err := a.store.MessageByID(ctx, e.ID, mid); err == nil {
@@ -44,40 +45,42 @@ func (a *app) conversationWindow(c echo.Context, pane *views.ChatPane, e db.Exch
 	if from > 0 && older && len(msgs) > 0 && from < msgs[0].Position {
 		more, moreOlder, err := a.store.ExchangeRange(ctx, e.ID, from, msgs[0].Position)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if e.LeafMessageID != nil && len(more) > 0 {
+			ids := make([]int64, len(more))
+			for i, m := range more {
+				ids[i] = m.ID
+			}
+			moreVersions, err := a.store.BranchSiblings(ctx, e.ID, ids)
+			if err != nil {
+				return nil, nil, err
+			}
+			maps.Copy(versions, moreVersions)
 		}
 		msgs, older, pane.From = append(more, msgs...), moreOlder, from
 	}
 	if older && len(msgs) > 0 {
 		pane.Older = msgs[0].Position
 	}
-	return msgs, nil
+	return msgs, versions, nil
 }
 
-// markVersions sets the ‹ n/m › of each shown user message and answer that has other versions.
-// Conversations that never branched need no query.
-func (a *app) markVersions(ctx context.Context, e db.Exchange, msgs []views.MessageView) error {
-	if e.ID == 0 || e.LeafMessageID == nil || len(msgs) == 0 {
-		return nil
+// window reads the newest conversationWindow messages of e's branch on screen before position
+// before (0: up to the end), and whether older ones exist. A conversation that ever branched gets
+// the ‹ n/m › versions of those messages in the same statement (db.BranchWindow), so it costs the
+// statements of one that never did, whose versions map is empty.
+func (a *app) window(ctx context.Context, e db.Exchange, before int) ([]db.Message, map[int64]db.Siblings, bool, error) {
+	if e.LeafMessageID != nil {
+		return a.store.BranchWindow(ctx, e.ID, before, conversationWindow)
 	}
-	exchangeID := e.ID
-	ids := make([]int64, len(msgs))
-	for i, m := range msgs {
-		ids[i] = m.ID
-	}
-	sibs, err := a.store.BranchSiblings(ctx, exchangeID, ids)
-	if err != nil {
-		return err
-	}
-	for i := range msgs {
-		setVersions(&msgs[i], sibs)
-	}
-	return nil
+	msgs, older, err := a.store.ExchangeWindow(ctx, e.ID, before, conversationWindow)
+	return msgs, map[int64]db.Siblings{}, older, err
 }
 
 // finishedVersions reads the versions of the changed (ids) user messages and answers of msgs that
 // are no longer being written, for a stream's updates: their ‹ n/m › shows once they are final.
-// Text still streaming needs no query, nor does a conversation that never branched.
+// Text still streaming needs no query.
 func (a *app) finishedVersions(ctx context.Context, exchangeID int64, ids []int64, msgs []db.Message) (map[int64]db.Siblings, error) {
 	var final []int64
 	for _, m := range msgs {
@@ -89,11 +92,7 @@ func (a *app) finishedVersions(ctx context.Context, exchangeID int64, ids []int6
 	if len(final) == 0 {
 		return nil, nil
 	}
-	branched, err := a.store.Branched(ctx, exchangeID)
-	if err != nil || !branched {
-		return nil, err
-	}
-	return a.store.BranchSiblings(ctx, exchangeID, final)
+	return a.store.BranchSiblings(ctx, exchangeID, final) // none, in one statement, if it never branched
 }
 
 // setVersions sets a message view's ‹ n/m › from sibs, when it has versions.
@@ -115,7 +114,7 @@ func (a *app) showOlderMessages(c echo.Context) error {
 	if err != nil || before <= 0 {
 		return db.ErrNotFound
 	}
-	msgs, older, err := a.store.ExchangeWindow(ctx, e.ID, before, conversationWindow)
+	msgs, versions, older, err := a.window(ctx, e, before)
 	if err != nil {
 		return err
 	}
@@ -124,8 +123,8 @@ func (a *app) showOlderMessages(c echo.Context) error {
 		return err
 	}
 	shown := messageViews(msgs, agentsByID)
-	if err := a.markVersions(ctx, e, shown); err != nil {
-		return err
+	for i := range shown {
+		setVersions(&shown[i], versions)
 	}
 	olderAt := 0
 	if older && len(msgs) > 0 {

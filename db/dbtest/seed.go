@@ -138,17 +138,24 @@ func (s *Seeder) Long(t testing.TB, userID int64, n int, branched bool) (int64, 
 		}
 		prevAnswer = add("assistant", q)
 	}
-	var exchangeID int64
 	s.copy(t, 1, func(int) (int64, time.Time, []message) { return userID, time.Now(), ms })
+	exchangeID, last := s.LongOf(t, userID)
+	if branched {
+		s.DB.MustExec(`UPDATE chat_exchange SET leaf_message_id = $2 WHERE id = $1`, exchangeID, last)
+	}
+	return exchangeID, last
+}
+
+// LongOf finds, in a seeded database, the conversation Long added for the user (the user's last
+// one) and the id of its last answer, as Long returned them.
+func (s *Seeder) LongOf(t testing.TB, userID int64) (int64, int64) {
+	t.Helper()
+	var exchangeID, last int64
 	if err := s.DB.Get(&exchangeID, `SELECT max(id) FROM chat_exchange WHERE user_id = $1`, userID); err != nil {
 		t.Fatal(err)
 	}
-	var last int64
 	if err := s.DB.Get(&last, `SELECT id FROM chat_message WHERE exchange_id = $1 AND role = 'assistant' ORDER BY position DESC LIMIT 1`, exchangeID); err != nil {
 		t.Fatal(err)
-	}
-	if branched {
-		s.DB.MustExec(`UPDATE chat_exchange SET leaf_message_id = $2 WHERE id = $1`, exchangeID, last)
 	}
 	return exchangeID, last
 }

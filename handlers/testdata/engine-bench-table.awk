@@ -1,5 +1,6 @@
-# Prints the chat engine's speed figures (issue 10) from `go test -bench` output as a table of
-# figure, target and measured value. Input: the benchmark lines of make bench.
+# Prints the chat engine's speed figures (issue 10) and the data-at-scale figures (issue 11,
+# BenchmarkHistoryAtScale, whose own full table is printed above them) from `go test -bench` output
+# as tables of figure, target and measured value. Input: the benchmark lines of make bench.
 function row(figure, target, bench, metric,    v) {
 	v = (bench SUBSEP metric) in m ? m[bench, metric] : "not run"
 	printf "| %-52s | %-8s | %-9s |\n", figure, target, v
@@ -21,4 +22,17 @@ END {
 	row("  their p99 (ms)", "<= 50", "BenchmarkChatPosts", "p99-ms")
 	row("RSS with 5,000 idle streams (MB)", "<= 256", "BenchmarkIdleStreams", "rss-mb")
 	row("  per idle stream (kB)", "<= 42", "BenchmarkIdleStreams", "kB-per-stream")
+	print ""
+	print "Data at scale (issue 11), 2.2M messages of 1,006 people (ratios: median of five blocks of alternated requests):"
+	printf "| %-52s | %-8s | %-9s |\n", "figure", "target", "measured"
+	h = "BenchmarkHistoryAtScale/"
+	row("search 1% word, 1M-message person, p50 (ms)", "<= 30", h "search-1%-word-ada-1M-messages", "p50-ms")
+	row("search 1% word, 1k-conversation person, p50 (ms)", "<= 15", h "search-1%-word-cy-10k-messages", "p50-ms")
+	row("open 20k messages, branched / never-branched", "<= 1.2", h "open-20k-message-conversation", "ratio")
+	row("sidebar with it, branched / never-branched", "<= 1.2", h "sidebar-with-it-turn-counts", "ratio")
+	row("stream update SQL, branched, p50 (ms)", "<= 2", h "stream-update-SQL-ExchangeTail", "a-p50-ms")
+	row("  branched / never-branched", "<= 1.2", h "stream-update-SQL-ExchangeTail", "ratio")
+	row("open 2,000 messages, page / its SQL", "<= 1.5", h "open-2000-message-conversation", "ratio")
+	row("  the page, p50 (ms)", "", h "open-2000-message-conversation", "a-p50-ms")
+	row("load 40 earlier messages of it, p50 (ms)", "", h "load-earlier-messages-2000-message-conversation", "p50-ms")
 }
