@@ -146,9 +146,12 @@ type ProposalView struct {
 	Reason    string
 	Note      string
 	Unchanged bool
-	// Diff is the full replacement's diff; Rows the section patch's changed sections.
+	// Diff is the whole change (its counts head a full replacement); Rows are what can be applied
+	// on its own: the full replacement's hunks or the section patch's changed sections.
 	Diff DiffView
 	Rows []ProposalRow
+	// Warning is what accepting all of it would break that the diff does not show ("" for none).
+	Warning string
 	// Selected lists the rows checked (kept across re-renders).
 	Selected map[int]bool
 	// Version is the page version this view was computed against; Accept sends it back.
@@ -169,10 +172,10 @@ type Place struct {
 	Value, Label string
 }
 
-// ProposalRow is one changed section of a section patch.
+// ProposalRow is one hunk of a full replacement or one changed section of a section patch.
 type ProposalRow struct {
 	Index  int
-	Label  string
+	Label  string // "Lines 12–15" for a hunk, the heading for a section
 	Change string // "changed", "new", "removed"
 	Diff   DiffView
 }
