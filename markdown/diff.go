@@ -41,6 +41,10 @@ type DiffLine struct {
 	// OldLine and NewLine are 1-based line numbers in the old and new
 	// text; 0 on the side the line is not in.
 	OldLine, NewLine int
+	// Spans split Content into unchanged and changed words when the line
+	// is a deleted or inserted line paired with one on the other side
+	// (see WordDiff); nil otherwise.
+	Spans []Span
 }
 
 // Hunk is a run of changed lines with their context, as in a unified diff.
@@ -129,6 +133,7 @@ func LineDiffContext(old, new string, context int) Diff {
 			h.NewStart--
 		}
 		h.Header = fmt.Sprintf("@@ -%s +%s @@", hunkRange(h.OldStart, h.OldCount), hunkRange(h.NewStart, h.NewCount))
+		markWords(h)
 		d.Hunks = append(d.Hunks, *h)
 	}
 	for _, c := range diffLines(a, b) {

@@ -103,6 +103,15 @@ type DiffLineView struct {
 	Text string
 	// NoEOL marks the text's last line when it has no line ending ("\ No newline at end of file").
 	NoEOL bool
+	// Words, when set, is Text cut into unchanged and changed runs (a changed line paired with
+	// one on the other side); the changed ones are highlighted.
+	Words []DiffWord
+}
+
+// DiffWord is a run of a diff line's text; Changed marks words the paired line does not have.
+type DiffWord struct {
+	Text    string
+	Changed bool
 }
 
 // Revisions is the revisions panel: newest first, with the selected one's diff to the one before.
