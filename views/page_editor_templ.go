@@ -103,7 +103,7 @@ func PageEditorView(p PageEditor) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\"><section id=\"editor-column\" class=\"flex min-h-0 min-w-0 flex-1 flex-col\"><div class=\"flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2 dark:border-slate-800\"><label for=\"page-title\" class=\"sr-only\">Title</label> <input id=\"page-title\" type=\"text\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "\"><section id=\"editor-column\" class=\"relative flex min-h-0 min-w-0 flex-1 flex-col\"><div class=\"flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2 dark:border-slate-800\"><label for=\"page-title\" class=\"sr-only\">Title</label> <input id=\"page-title\" type=\"text\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
