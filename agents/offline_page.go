@@ -79,6 +79,7 @@ func offlinePageHelp(page, problem string) string {
 		"- `replace section Methods with <new text>`\n" +
 		"- `append <text> to section Methods`\n" +
 		"- `remove section Methods`\n" +
+		"- `replace section Results > Notes with <new text>` (a heading that repeats, named by its parent)\n" +
 		"- `add a section \"Results\" with <text>`\n" +
 		"- `replace \"colour\" with \"color\" everywhere`\n" +
 		"- `rewrite the page as <new text>`\n" +
