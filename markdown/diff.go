@@ -98,6 +98,7 @@ func LineDiffContext(old, new string, context int) Diff {
 	// unchanged lines either side; changes at most 2×context lines apart share a hunk.
 	i, j := 0, 0 // the next line of each text
 	var h *Hunk
+	budget := wordDiffBudget
 	line := func(kind LineKind, text string) {
 		l := DiffLine{Kind: kind}
 		l.Content, l.EOL = cutEOL(text)
@@ -133,7 +134,7 @@ func LineDiffContext(old, new string, context int) Diff {
 			h.NewStart--
 		}
 		h.Header = fmt.Sprintf("@@ -%s +%s @@", hunkRange(h.OldStart, h.OldCount), hunkRange(h.NewStart, h.NewCount))
-		markWords(h)
+		markWords(h, &budget)
 		d.Hunks = append(d.Hunks, *h)
 	}
 	for _, c := range diffLines(a, b) {

@@ -17,13 +17,18 @@ type Span struct {
 // rewritten from scratch reads better without every word marked).
 const (
 	maxWordDiffBytes = 10_000
+	// wordDiffBudget bounds the bytes of changed lines one diff marks words in: a rewrite of a
+	// whole 1 MB page marks its first ~64 kB of changed lines (hundreds of lines), so its diff
+	// stays fast.
+	wordDiffBudget = 64 << 10
 	minSharedRatio   = 0.5 // unchanged bytes / bytes of the shorter line
 )
 
 // markWords gives the changed lines of h their word spans: in each run of deleted lines followed
 // by inserted lines, the k-th deleted line is paired with the k-th inserted one and both are
-// split into unchanged and changed runs (WordDiff).
-func markWords(h *Hunk) {
+// split into unchanged and changed runs (WordDiff), while budget (bytes of both lines, counted
+// down) lasts.
+func markWords(h *Hunk, budget *int) {
 	lines := h.Lines
 	for i := 0; i < len(lines); {
 		if lines[i].Kind != LineDelete {
@@ -38,8 +43,10 @@ func markWords(h *Hunk) {
 		for i < len(lines) && lines[i].Kind == LineInsert {
 			i++
 		}
-		for k := 0; d+k < ins && ins+k < i; k++ {
-			lines[d+k].Spans, lines[ins+k].Spans = WordDiff(lines[d+k].Content, lines[ins+k].Content)
+		for k := 0; d+k < ins && ins+k < i && *budget > 0; k++ {
+			o, n := lines[d+k].Content, lines[ins+k].Content
+			*budget -= len(o) + len(n)
+			lines[d+k].Spans, lines[ins+k].Spans = WordDiff(o, n)
 		}
 	}
 }
@@ -54,7 +61,7 @@ func WordDiff(old, new string) (oldSpans, newSpans []Span) {
 		return nil, nil
 	}
 	a, b := words(old), words(new)
-	diffs := lcs.DiffLines(a, b)
+	diffs := diffTokens(a, b)
 	oldChanged, newChanged := make([]bool, len(a)), make([]bool, len(b))
 	shared := len(old) + len(new)
 	for _, d := range diffs {
@@ -71,6 +78,26 @@ func WordDiff(old, new string) (oldSpans, newSpans []Span) {
 		return nil, nil
 	}
 	return spans(a, oldChanged), spans(b, newChanged)
+}
+
+// diffTokens is lcs.DiffLines after setting aside the tokens both lines start and end with.
+func diffTokens(a, b []string) []lcs.Diff {
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		p++
+	}
+	q := 0
+	for q < len(a)-p && q < len(b)-p && a[len(a)-1-q] == b[len(b)-1-q] {
+		q++
+	}
+	diffs := lcs.DiffLines(a[p:len(a)-q], b[p:len(b)-q])
+	for i := range diffs {
+		diffs[i].Start += p
+		diffs[i].End += p
+		diffs[i].ReplStart += p
+		diffs[i].ReplEnd += p
+	}
+	return diffs
 }
 
 // spans joins tokens into runs of equal change; white space between two changed tokens counts as

@@ -28,7 +28,7 @@ func TestWordDiffMarksTheChangedWords(t *testing.T) {
 		{"The red car stops.", "The blue bus stops.", "The [red car] stops.", "The [blue bus] stops."},
 		{"colour, please", "color, please", "[colour], please", "[color], please"},
 		{"- Export to CSV.", "- Export to CSV and JSON.", "- Export to CSV.", "- Export to CSV[ and JSON]."},
-		{"Café au lait", "Café crème au lait", "Café au lait", "Café[ crème] au lait"},
+		{"Café au lait", "Café crème au lait", "Café au lait", "Café [crème ]au lait"},
 		{"one two three", "four five six", "", ""}, // nothing shared: no marks
 	} {
 		o, n := WordDiff(c.old, c.new)

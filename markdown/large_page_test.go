@@ -68,3 +68,16 @@ func BenchmarkLargePageDiff(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLargePageRewriteDiff diffs a 1 MB page against a rewrite that changes a word on every
+// text line (a "replace x with y everywhere"): every changed line is paired for word marks.
+func BenchmarkLargePageRewriteDiff(b *testing.B) {
+	doc := largePage()
+	rewritten := strings.ReplaceAll(doc, "e", "E")
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if d := LineDiff(doc, rewritten); d.Equal() {
+			b.Fatal("no diff")
+		}
+	}
+}
