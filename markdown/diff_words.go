@@ -21,7 +21,7 @@ const (
 	// whole 1 MB page marks its first ~64 kB of changed lines (hundreds of lines), so its diff
 	// stays fast.
 	wordDiffBudget = 64 << 10
-	minSharedRatio   = 0.5 // unchanged bytes / bytes of the shorter line
+	minSharedRatio = 0.5 // unchanged bytes / bytes of the shorter line
 )
 
 // markWords gives the changed lines of h their word spans: in each run of deleted lines followed
