@@ -81,3 +81,17 @@ func BenchmarkLargePageRewriteDiff(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLargePageBrokenReferences checks a 1 MB page with link reference definitions at its end
+// against a patch of one section (what every review of a proposal does).
+func BenchmarkLargePageBrokenReferences(b *testing.B) {
+	doc := largePage() + "[docs]: https://example.com/docs\n[api]: https://example.com/api\n"
+	patched, err := ReplaceSection(doc, "## Section 1001", "## Section 1001\n\nPatched, see [docs].\n")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		BrokenReferences(doc, patched)
+	}
+}

@@ -12,8 +12,16 @@ import (
 )
 
 // refParser finds link reference definitions and the links that use them, as CommonMark reads
-// them (definitions inside code blocks or after a paragraph line do not count).
-var refParser = goldmark.DefaultParser()
+// them (definitions inside code blocks or after a paragraph line do not count); defParser finds
+// only the definitions (block structure, no inline parsing: several times faster).
+var (
+	refParser = goldmark.DefaultParser()
+	defParser = parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)
+)
 
 // missingRef prefixes the destinations given to removed definitions to spot the links using them.
 const missingRef = "parley-removed-reference:"
@@ -76,6 +84,6 @@ func BrokenReferences(old, new string) []string {
 // references parses src for its link reference definitions.
 func references(src string) []parser.Reference {
 	ctx := parser.NewContext()
-	refParser.Parse(text.NewReader([]byte(src)), parser.WithContext(ctx))
+	defParser.Parse(text.NewReader([]byte(src)), parser.WithContext(ctx))
 	return ctx.References()
 }
