@@ -194,8 +194,10 @@ func sectionFault(err error, o markdown.Outline) error {
 		return fault.Field("new_section_content", "a new section must start with a heading line")
 	case errors.Is(err, markdown.ErrContentSpills):
 		return fault.Field("new_section_content", "the new text would change the sections around it (an unclosed code fence?)")
+	case errors.Is(err, markdown.ErrEmptyTitle):
+		return fault.Field("new_section_content", "the new heading has no title")
 	}
-	return fault.Field("target_section_heading", err.Error())
+	return fault.Field("target_section_heading", fmt.Sprintf("the section %q cannot be changed that way", se.Target))
 }
 
 // headingList names the headings of o for an error message (at most 30).
