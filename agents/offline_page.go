@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,6 +79,7 @@ func offlinePageHelp(page, problem string) string {
 		"- `replace section Methods with <new text>`\n" +
 		"- `append <text> to section Methods`\n" +
 		"- `remove section Methods`\n" +
+		"- `replace section Results > Notes with <new text>` (a heading that repeats, named by its parent)\n" +
 		"- `add a section \"Results\" with <text>`\n" +
 		"- `replace \"colour\" with \"color\" everywhere`\n" +
 		"- `rewrite the page as <new text>`\n" +
@@ -118,26 +120,66 @@ func unquote(s string) string {
 	return s
 }
 
-// findSection resolves a section a person named, or returns the reply explaining the problem.
+// findSection resolves a section a person named (a heading, or a parent path "A > B"), or returns
+// the reply explaining the problem.
 func findSection(page, name string) (markdown.Outline, int, *offlineReply) {
 	o := markdown.Split(page)
 	i, err := o.Find(name)
 	if err == nil && i < 0 {
-		err = fmt.Errorf("no section named")
+		err = &markdown.SectionError{Op: "find", Target: name, Err: markdown.ErrSectionNotFound}
 	}
 	if err != nil {
-		why := fmt.Sprintf("I couldn't find a section called **%s**.", escapeMarkdown(name))
-		var se *markdown.SectionError
-		if errors.As(err, &se) && errors.Is(err, markdown.ErrSectionAmbiguous) {
-			why = escapeMarkdown(se.Ambiguity()) + "."
-		}
-		return o, 0, &offlineReply{text: offlinePageHelp(page, why)}
+		return o, 0, &offlineReply{text: offlinePageHelp(page, sectionProblem(o, name, err))}
 	}
 	return o, i, nil
 }
 
-// headingTarget writes a section's heading as a target: "## Title".
-func headingTarget(s markdown.Section) string { return strings.Repeat("#", s.Level) + " " + s.Title }
+// sectionProblem says in plain words why a section operation on the section named name failed,
+// so a writer never reads the section engine's own error.
+func sectionProblem(o markdown.Outline, name string, err error) string {
+	var se *markdown.SectionError
+	errors.As(err, &se)
+	switch {
+	case errors.Is(err, markdown.ErrSectionAmbiguous) && se != nil:
+		return escapeMarkdown(se.Ambiguity()) + "."
+	case errors.Is(err, markdown.ErrSectionNotFound):
+		return notFound(o, name)
+	case errors.Is(err, markdown.ErrEmptyTitle):
+		return "Give the section its new title, e.g. `rename section Methods to Materials and methods`."
+	case errors.Is(err, markdown.ErrNoHeading):
+		return "A new section must start with a heading line."
+	case errors.Is(err, markdown.ErrContentSpills):
+		return "That text would change the sections around it (an unclosed code fence or HTML block?), so I left the page as it is."
+	}
+	return "I couldn't make that change to the section **" + escapeMarkdown(name) + "**."
+}
+
+// notFound explains a name that matches no section; for a parent path it says which part is
+// missing: the section itself, or the parent it was looked for under.
+func notFound(o markdown.Outline, name string) string {
+	parts := strings.Split(name, ">")
+	if len(parts) < 2 {
+		return fmt.Sprintf("I couldn't find a section called **%s**.", escapeMarkdown(name))
+	}
+	title := strings.TrimSpace(strings.Trim(strings.TrimSpace(parts[len(parts)-1]), "#"))
+	parent := strings.TrimSpace(strings.Join(parts[:len(parts)-1], ">"))
+	var under []string
+	for i, s := range o.Sections {
+		if strings.EqualFold(s.Title, title) {
+			where := "the top level"
+			if p := o.Parents(i); len(p) > 0 {
+				where = "**" + escapeMarkdown(strings.Join(p, " > ")) + "**"
+			}
+			if !slices.Contains(under, where) {
+				under = append(under, where)
+			}
+		}
+	}
+	if len(under) == 0 {
+		return fmt.Sprintf("I couldn't find a section called **%s** (looked for under **%s**).", escapeMarkdown(title), escapeMarkdown(parent))
+	}
+	return fmt.Sprintf("No section **%s** is under **%s**; there is one under %s.", escapeMarkdown(title), escapeMarkdown(parent), strings.Join(under, ", "))
+}
 
 func patchCall(reasoning string, args PatchSectionArgs) offlineReply {
 	args.Reasoning = reasoning
@@ -156,10 +198,10 @@ func proposeRename(page string, m []string) offlineReply {
 	if fail != nil {
 		return *fail
 	}
-	target := headingTarget(o.Sections[i])
+	target := o.Target(i)
 	renamed, err := markdown.RenameSection(page, target, title)
 	if err != nil {
-		return offlineReply{text: offlinePageHelp(page, "I couldn't rename it: "+err.Error())}
+		return offlineReply{text: offlinePageHelp(page, "I couldn't rename it. "+sectionProblem(o, name, err))}
 	}
 	return patchCall(fmt.Sprintf("Rename the section %q to %q.", o.Sections[i].Title, title),
 		PatchSectionArgs{Target: target, NewContent: markdown.Split(renamed).Content(i)})
@@ -178,7 +220,7 @@ func proposeReplaceSection(page string, m []string) offlineReply {
 		text = s.Heading + s.Body[:len(s.Body)-len(body)] + text
 	}
 	return patchCall(fmt.Sprintf("Replace the text of the section %q.", s.Title),
-		PatchSectionArgs{Target: headingTarget(s), NewContent: text})
+		PatchSectionArgs{Target: o.Target(i), NewContent: text})
 }
 
 func proposeAppendTo(page string, m []string) offlineReply {
@@ -194,10 +236,10 @@ func appendTo(page, name, text string) offlineReply {
 	if fail != nil {
 		return *fail
 	}
-	target := headingTarget(o.Sections[i])
+	target := o.Target(i)
 	doc, err := markdown.AppendToSection(page, target, text)
 	if err != nil {
-		return offlineReply{text: offlinePageHelp(page, "I couldn't append that: "+err.Error())}
+		return offlineReply{text: offlinePageHelp(page, "I couldn't append that. "+sectionProblem(o, name, err))}
 	}
 	return patchCall(fmt.Sprintf("Append text to the section %q.", o.Sections[i].Title),
 		PatchSectionArgs{Target: target, NewContent: markdown.Split(doc).Content(i)})
@@ -210,7 +252,7 @@ func proposeRemove(page string, m []string) offlineReply {
 		return *fail
 	}
 	return patchCall(fmt.Sprintf("Remove the section %q with its subsections.", o.Sections[i].Title),
-		PatchSectionArgs{Target: headingTarget(o.Sections[i]), Operation: "remove"})
+		PatchSectionArgs{Target: o.Target(i), Operation: "remove"})
 }
 
 func proposeAddSection(page string, m []string) offlineReply {

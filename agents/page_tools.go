@@ -24,7 +24,7 @@ var (
 			"type": "object",
 			"properties": map[string]any{
 				"target_section_heading": map[string]any{"type": "string",
-					"description": "the heading of the section to change, e.g. \"## Methods\" (\"\" for the text before the first heading)"},
+					"description": "the heading of the section to change, e.g. \"## Methods\" (\"\" for the text before the first heading); a heading that repeats is named by its parents, e.g. \"[1.7.0] - 2020-09-14 > Added\""},
 				"new_section_content": map[string]any{"type": "string",
 					"description": "the section's new markdown, heading line included (it may rename the heading); \"\" removes the section"},
 				"operation": map[string]any{"type": "string", "enum": []string{"replace", "remove", "add"},

@@ -170,7 +170,11 @@ func diffView(d markdown.Diff) views.DiffView {
 	for _, h := range d.Hunks {
 		hv := views.HunkView{Header: h.Header}
 		for _, l := range h.Lines {
-			hv.Lines = append(hv.Lines, views.DiffLineView{Kind: l.Kind.String(), Text: l.Content, NoEOL: l.EOL == ""})
+			lv := views.DiffLineView{Kind: l.Kind.String(), Text: l.Content, NoEOL: l.EOL == ""}
+			for _, w := range l.Spans {
+				lv.Words = append(lv.Words, views.DiffWord{Text: w.Text, Changed: w.Changed})
+			}
+			hv.Lines = append(hv.Lines, lv)
 		}
 		v.Hunks = append(v.Hunks, hv)
 	}

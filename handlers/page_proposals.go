@@ -39,7 +39,8 @@ func (a *app) showProposal(c echo.Context) error {
 	return render(c, http.StatusOK, views.ProposalPanel(v))
 }
 
-// acceptProposal applies a proposal (for a section patch, the checked rows) on the server in one
+// acceptProposal applies a proposal's checked rows (a full replacement's hunks, a section patch's
+// sections) on the server in one
 // transaction, as an `agent` revision, and answers the panel (accepted, with Undo) plus the editor's
 // new text. A stale proposal, one decided meanwhile (another tab) or a page changed since the panel
 // was shown answers 409 with the panel as it now reads and the reason.
@@ -167,7 +168,7 @@ func (a *app) proposalView(c echo.Context, pr db.Proposal, p db.Page, rows map[i
 	}
 	v.Place = edit.Target
 	r := pages.Check(edit, pr.OriginalContentHash, p.Content)
-	v.Stale, v.Reason, v.Note, v.Unchanged = r.Stale, r.Reason, r.Note, r.Unchanged
+	v.Stale, v.Reason, v.Note, v.Unchanged, v.Warning = r.Stale, r.Reason, r.Note, r.Unchanged, r.Warning
 	v.Diff = diffView(r.Diff)
 	for _, row := range r.Rows {
 		v.Rows = append(v.Rows, views.ProposalRow{Index: row.Index, Label: row.Label, Change: row.Change, Diff: diffView(row.Diff)})

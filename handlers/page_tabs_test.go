@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -101,10 +102,16 @@ func TestSaveFromAnOlderVersionWithOverlappingEditsIsAConflict(t *testing.T) {
 	}
 	mine := strings.Replace(tabsPage, "line two", "line two by B", 1)
 	res := saveFrom(c, "tab-b", id, 1, "Plan", mine, url.Values{"base": {tabsPage}, "base_title": {"Plan"}})
-	if res.Status != http.StatusConflict || !strings.Contains(res.Body, `data-testid="save-conflict"`) || !strings.Contains(res.Body, "line two by B") {
+	// The diff marks the changed word: "line two by <ins …>B</ins>" reads "line two by B".
+	if res.Status != http.StatusConflict || !strings.Contains(res.Body, `data-testid="save-conflict"`) || !strings.Contains(htmlText(res.Body), "+ line two by B") {
 		t.Fatalf("overlapping save: %d %s", res.Status, res.Body)
 	}
 	if got := storedPage(t, app, id); got.Content != theirs || got.Version != 2 {
 		t.Fatalf("stored %q v%d", got.Content, got.Version)
 	}
+}
+
+// htmlText is markup without its tags, as the text a person reads (entities left as they are).
+func htmlText(markup string) string {
+	return regexp.MustCompile(`<[^>]*>`).ReplaceAllString(markup, "")
 }

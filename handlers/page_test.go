@@ -265,7 +265,7 @@ func TestFullReplacementMergesCleanEditsAndRefusesOverlappingOnes(t *testing.T) 
 	if !strings.Contains(panel.Body, "merged") {
 		t.Fatalf("panel: %s", panel.Body)
 	}
-	if res := accept(c, id, pid, 2); res.Status != http.StatusOK {
+	if res := acceptAll(c, id, pid); res.Status != http.StatusOK {
 		t.Fatalf("accept: %d %s", res.Status, res.Body)
 	}
 	want := strings.ReplaceAll(edited, "Old", "Previous")
@@ -500,7 +500,7 @@ func TestRevisionsListDiffAndRestore(t *testing.T) {
 	app, c := signedIn(t)
 	id := newPage(t, c, "Notes", "first\n")
 	_, answer := askPage(t, app, c, id, "rewrite the page as second")
-	if res := accept(c, id, proposalOf(t, answer), 1); res.Status != http.StatusOK {
+	if res := accept(c, id, proposalOf(t, answer), 1, 0); res.Status != http.StatusOK {
 		t.Fatalf("accept: %d", res.Status)
 	}
 	full := c.Get(fmt.Sprintf("/pages/%d/revisions", id))

@@ -219,7 +219,7 @@ func TestBrowserXSSCorpusNeverRuns(t *testing.T) {
 	b.waitFor("search hits", `document.getElementById('history-results').innerText.includes('`+corpusSentinel+`')`)
 	verdict("search hits")
 	load("page view", fmt.Sprintf("/pages/%d", pageID), `document.querySelector('[data-testid=page-body]')`)
-	load("page editor with the proposal", fmt.Sprintf("/pages/%d/edit", pageID), `document.querySelector('[data-testid=page-content]') && document.body.innerText.includes('Accept')`)
+	load("page editor with the proposal", fmt.Sprintf("/pages/%d/edit", pageID), `document.querySelector('[data-testid=page-content]') && document.querySelector('[data-testid=proposal] [data-testid=accept]')`)
 	res := c.PostForm(fmt.Sprintf("/pages/%d/preview", pageID), url.Values{"content": {corpus}})
 	if bad := executableMarkup(t, res.Body); res.Status != http.StatusOK || len(bad) != 0 || !strings.Contains(res.Body, corpusSentinel) {
 		t.Errorf("preview: %d %v", res.Status, bad)

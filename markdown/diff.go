@@ -41,6 +41,10 @@ type DiffLine struct {
 	// OldLine and NewLine are 1-based line numbers in the old and new
 	// text; 0 on the side the line is not in.
 	OldLine, NewLine int
+	// Spans split Content into unchanged and changed words when the line
+	// is a deleted or inserted line paired with one on the other side
+	// (see WordDiff); nil otherwise.
+	Spans []Span
 }
 
 // Hunk is a run of changed lines with their context, as in a unified diff.
@@ -94,6 +98,7 @@ func LineDiffContext(old, new string, context int) Diff {
 	// unchanged lines either side; changes at most 2×context lines apart share a hunk.
 	i, j := 0, 0 // the next line of each text
 	var h *Hunk
+	budget := wordDiffBudget
 	line := func(kind LineKind, text string) {
 		l := DiffLine{Kind: kind}
 		l.Content, l.EOL = cutEOL(text)
@@ -129,6 +134,7 @@ func LineDiffContext(old, new string, context int) Diff {
 			h.NewStart--
 		}
 		h.Header = fmt.Sprintf("@@ -%s +%s @@", hunkRange(h.OldStart, h.OldCount), hunkRange(h.NewStart, h.NewCount))
+		markWords(h, &budget)
 		d.Hunks = append(d.Hunks, *h)
 	}
 	for _, c := range diffLines(a, b) {

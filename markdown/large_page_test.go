@@ -68,3 +68,30 @@ func BenchmarkLargePageDiff(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLargePageRewriteDiff diffs a 1 MB page against a rewrite that changes a word on every
+// text line (a "replace x with y everywhere"): every changed line is paired for word marks.
+func BenchmarkLargePageRewriteDiff(b *testing.B) {
+	doc := largePage()
+	rewritten := strings.ReplaceAll(doc, "e", "E")
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		if d := LineDiff(doc, rewritten); d.Equal() {
+			b.Fatal("no diff")
+		}
+	}
+}
+
+// BenchmarkLargePageBrokenReferences checks a 1 MB page with link reference definitions at its end
+// against a patch of one section (what every review of a proposal does).
+func BenchmarkLargePageBrokenReferences(b *testing.B) {
+	doc := largePage() + "[docs]: https://example.com/docs\n[api]: https://example.com/api\n"
+	patched, err := ReplaceSection(doc, "## Section 1001", "## Section 1001\n\nPatched, see [docs].\n")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		BrokenReferences(doc, patched)
+	}
+}

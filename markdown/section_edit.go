@@ -134,7 +134,8 @@ func parseTarget(target string) (title string, level int) {
 // that level wins; otherwise the target is ambiguous. When no heading reads
 // as the whole target, a target with " > " names a section by the titles of
 // its parents: "0.74.3 > Fixes" is the "Fixes" whose parent is "0.74.3"
-// (the parents given are the closest ones, in order).
+// (the parents given are the closest ones, in order; failing that, any of
+// its parents in order: "Changelog > Fixes").
 //
 // Errors (as *SectionError): ErrSectionNotFound, ErrSectionAmbiguous (with
 // the matching headings' line numbers). Every section operation below
@@ -187,6 +188,37 @@ func (o Outline) find(op, target string, allowPreamble bool) (int, error) {
 	return 0, &SectionError{Op: op, Target: target, Lines: lines, Paths: paths, Err: ErrSectionAmbiguous}
 }
 
+// Target returns the shortest target that names section i alone, as Find reads it: its heading
+// ("### Added") when that is unique, else the heading under the titles of its closest parents
+// ("[1.7.0] - 2020-09-14 > Added", then "Changelog > [1.7.0] > Added" …). When nothing names it
+// alone (two identical paths) it returns the heading, which Find reports as ambiguous.
+func (o Outline) Target(i int) string {
+	s := o.Sections[i]
+	heading := strings.Repeat("#", s.Level) + " " + s.Title
+	if o.names(heading, i) {
+		return heading
+	}
+	parents := o.parentTitles(i)
+	for k := len(parents) - 1; k >= 0; k-- {
+		path := strings.Join(parents[k:], " > ")
+		for _, last := range []string{s.Title, heading} {
+			if t := path + " > " + last; o.names(t, i) {
+				return t
+			}
+		}
+	}
+	return heading
+}
+
+// names reports whether target finds section i and only it.
+func (o Outline) names(target string, i int) bool {
+	j, err := o.Find(target)
+	return err == nil && j == i
+}
+
+// Parents returns the titles of section i's parents, outermost first (nil for a top-level one).
+func (o Outline) Parents(i int) []string { return o.parentTitles(i) }
+
 // parentTitles returns the titles of section i's parents, outermost first.
 func (o Outline) parentTitles(i int) []string {
 	var titles []string
@@ -201,12 +233,17 @@ func (o Outline) parentTitles(i int) []string {
 }
 
 // findPath finds the sections a target "Parent > … > Title" names: those titled Title whose
-// closest parents have the given titles. It returns them and the level the last part gave.
+// closest parents have the given titles, or when none has, those whose parents include the given
+// titles in that order ("Archive > Added" for the "Added" under "Archive > 0.9.0"). It returns
+// them and the level the last part gave.
 func (o Outline) findPath(target string) ([]int, int) {
 	parts := strings.Split(target, ">")
 	title, level := parseTarget(parts[len(parts)-1])
-	want := parts[:len(parts)-1]
-	var matches []int
+	want := make([]string, len(parts)-1)
+	for k, w := range parts[:len(parts)-1] {
+		want[k], _ = parseTarget(w)
+	}
+	var closest, within []int
 	for i, s := range o.Sections {
 		if !strings.EqualFold(s.Title, title) {
 			continue
@@ -215,19 +252,38 @@ func (o Outline) findPath(target string) ([]int, int) {
 		if len(parents) < len(want) {
 			continue
 		}
-		parents = parents[len(parents)-len(want):]
-		ok := true
-		for k, w := range want {
-			if t, _ := parseTarget(w); !strings.EqualFold(parents[k], t) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			matches = append(matches, i)
+		if titlesEqual(parents[len(parents)-len(want):], want) {
+			closest = append(closest, i)
+		} else if inOrder(parents, want) {
+			within = append(within, i)
 		}
 	}
-	return matches, level
+	if len(closest) > 0 {
+		return closest, level
+	}
+	return within, level
+}
+
+// titlesEqual reports whether two lists of titles are the same, ignoring case.
+func titlesEqual(a, b []string) bool {
+	for k := range b {
+		if !strings.EqualFold(a[k], b[k]) {
+			return false
+		}
+	}
+	return len(a) == len(b)
+}
+
+// inOrder reports whether want's titles occur in titles in the same order (not necessarily
+// adjacent), ignoring case.
+func inOrder(titles, want []string) bool {
+	k := 0
+	for _, t := range titles {
+		if k < len(want) && strings.EqualFold(t, want[k]) {
+			k++
+		}
+	}
+	return k == len(want)
 }
 
 // ReplaceSection replaces the section target names, subsections included,

@@ -43,3 +43,30 @@ func TestFindByParentPath(t *testing.T) {
 		t.Fatalf("paths = %q, want %q", se.Paths, want)
 	}
 }
+
+// Target names every section so that Find returns it: the heading when unique, else the shortest
+// parent path; a parent further up than the closest also finds it ("Changelog > 0.74.3 > Fixes"
+// as "Changelog > Fixes" when only one "Fixes" is under "Changelog" in order).
+func TestTargetNamesEachSectionAlone(t *testing.T) {
+	doc := releases + "\n## Archive\n\n### 0.1\n\n#### Fixes\n\nd\n\n### Twin\n\n### Twin\n"
+	o := Split(doc)
+	want := map[int]string{2: "0.74.3 > Fixes", 4: "0.74.2 > Fixes", 8: "#### Fixes", 0: "# Changelog"}
+	for i := range o.Sections {
+		got := o.Target(i)
+		if w, ok := want[i]; ok && got != w {
+			t.Errorf("Target(%d) = %q, want %q", i, got, w)
+		}
+		if o.Sections[i].Title == "Twin" {
+			if _, err := o.Find(got); !errors.Is(err, ErrSectionAmbiguous) {
+				t.Errorf("two identical paths: Target(%d) = %q finds one (%v)", i, got, err)
+			}
+			continue
+		}
+		if j, err := o.Find(got); err != nil || j != i {
+			t.Errorf("Find(Target(%d) = %q) = %d, %v", i, got, j, err)
+		}
+	}
+	if i, err := o.Find("Archive > Fixes"); err != nil || o.Sections[i].Body != "\nd\n\n" {
+		t.Errorf("Find(Archive > Fixes) = %d, %v", i, err)
+	}
+}

@@ -41,8 +41,9 @@ type Edit struct {
 	// TargetHash is the djb2 hash of the target section (subsections included) the assistant saw;
 	// the patch applies while the current section still hashes the same.
 	TargetHash string `json:"target_hash,omitempty"`
-	// TargetKey is the target's comparable title (lower case, no marks), so a newer patch of the same
-	// section supersedes an older one; "*" for a full replacement.
+	// TargetKey is the target's comparable title (lower case, no marks; with its parents' titles,
+	// "1.7.0 > added", when the title is not unique), so a newer patch of the same section
+	// supersedes an older one; "*" for a full replacement.
 	TargetKey string `json:"target_key"`
 }
 
@@ -167,7 +168,15 @@ func targetKey(o markdown.Outline, i int) string {
 	if i < 0 {
 		return "(preamble)"
 	}
-	return strings.ToLower(o.Sections[i].Title)
+	title := o.Sections[i].Title
+	for j, s := range o.Sections {
+		if j != i && strings.EqualFold(s.Title, title) {
+			// A duplicated title ("Added" under every release) is keyed by its parents too, so a
+			// patch of one release's "Added" never supersedes another's.
+			return strings.ToLower(strings.Join(append(o.Parents(i), title), " > "))
+		}
+	}
+	return strings.ToLower(title)
 }
 
 // sectionFault explains a section engine error, listing the headings when the target was not found.
@@ -185,8 +194,10 @@ func sectionFault(err error, o markdown.Outline) error {
 		return fault.Field("new_section_content", "a new section must start with a heading line")
 	case errors.Is(err, markdown.ErrContentSpills):
 		return fault.Field("new_section_content", "the new text would change the sections around it (an unclosed code fence?)")
+	case errors.Is(err, markdown.ErrEmptyTitle):
+		return fault.Field("new_section_content", "the new heading has no title")
 	}
-	return fault.Field("target_section_heading", err.Error())
+	return fault.Field("target_section_heading", fmt.Sprintf("the section %q cannot be changed that way", se.Target))
 }
 
 // headingList names the headings of o for an error message (at most 30).

@@ -22,18 +22,27 @@ type Review struct {
 	Proposed string
 	// Unchanged is true when the page already reads as proposed.
 	Unchanged bool
-	// Diff is current → Proposed (shown for a full replacement).
+	// Diff is current → Proposed.
 	Diff markdown.Diff
-	// Rows are the changed sections of a section patch, each selectable on its own.
+	// Rows are what can be accepted on its own: the changed sections of a section patch, or the
+	// hunks of a full replacement's Diff (row i is Diff.Hunks[i]).
 	Rows []Row
+	// Hunks is true when Rows are the hunks of a full replacement.
+	Hunks bool
+	// Warning, when set, tells what accepting the whole proposal would break that the diff does
+	// not show (link reference definitions the rest of the page still uses).
+	Warning string
 
 	plan           []piece
 	prefix, suffix string
 	eol            string
+	current        string
 }
 
-// Row is one changed section of a section patch: its label (the heading, or "(preamble)"), the
-// change ("changed", "new", "removed") and its line diff.
+// Row is one part of a proposal the person can accept on its own: a changed section of a section
+// patch (Label is the heading, or "(preamble)"; Change "changed", "new" or "removed") or a hunk
+// of a full replacement (Label names its lines, e.g. "Lines 12–15"; Change "changed", "new" or
+// "removed"), with its line diff.
 type Row struct {
 	Index  int
 	Label  string
@@ -74,6 +83,8 @@ func Check(e Edit, originalHash, current string) Review {
 		}
 		r.Unchanged = r.Proposed == current
 		r.Diff = markdown.LineDiff(current, r.Proposed)
+		r.Rows, r.Hunks, r.current = hunkRows(r.Diff), true, current
+		r.Warning = referencesWarning(current, r.Proposed)
 		return r
 	case SectionPatch:
 		o := markdown.Split(current)
@@ -97,9 +108,28 @@ func Check(e Edit, originalHash, current string) Review {
 		r.Unchanged = proposed == current
 		r.plan, r.prefix, r.suffix, r.Rows = sectionRows(o, markdown.Split(proposed))
 		r.eol = markdown.LineEnding(current)
+		r.Warning = referencesWarning(current, proposed)
 		return r
 	}
 	return Review{Stale: true, Reason: "This proposal is damaged and cannot be applied."}
+}
+
+// referencesWarning says which link reference definitions the change removes while the page
+// still uses them ("" when none).
+func referencesWarning(current, proposed string) string {
+	labels := markdown.BrokenReferences(current, proposed)
+	if len(labels) == 0 {
+		return ""
+	}
+	quoted := make([]string, len(labels))
+	for i, l := range labels {
+		quoted[i] = "[" + l + "]"
+	}
+	what := "the link definition " + quoted[0] + ", which the page still uses"
+	if len(quoted) > 1 {
+		what = "the link definitions " + strings.Join(quoted[:len(quoted)-1], ", ") + " and " + quoted[len(quoted)-1] + ", which the page still uses"
+	}
+	return "Accepting all of this removes " + what + ": those links would show as plain text."
 }
 
 func staleFind(err error, target string) string {
@@ -116,28 +146,32 @@ func label(target string) string {
 	return target
 }
 
-// ErrNothingSelected is Apply's error when no row of a section patch is selected.
-var ErrNothingSelected = fault.Field("rows", "Select at least one section to apply.")
+// ErrNothingSelected is Apply's error when no row of a proposal is selected.
+var ErrNothingSelected = fault.Field("rows", "Select at least one change to apply.")
 
-// Apply returns the content accepting the review writes: Proposed for a full replacement, and for
-// a section patch the current page with only the selected rows (indexes into Rows) changed, each
-// exactly as its diff shows. A stale review is a fault.Conflict with its reason.
+// Apply returns the content accepting the review writes: the current page with only the selected
+// rows (indexes into Rows: sections of a section patch, hunks of a full replacement) changed, each
+// exactly as its diff shows; every row gives Proposed. A stale review is a fault.Conflict with its
+// reason; an empty selection is ErrNothingSelected; an index that is not a row is fault.Invalid.
 func (r Review) Apply(selected []int) (string, error) {
 	if r.Stale {
 		return "", &fault.Error{Code: fault.Conflict, Message: r.Reason}
 	}
-	if r.plan == nil || len(r.Rows) == 0 {
+	if len(r.Rows) == 0 || (r.plan == nil && !r.Hunks) {
 		return r.Proposed, nil
 	}
 	chosen := map[int]bool{}
 	for _, i := range selected {
 		if i < 0 || i >= len(r.Rows) {
-			return "", fault.Field("rows", "A selected section is not part of this proposal; reload and try again.")
+			return "", fault.Field("rows", "A selected change is not part of this proposal; reload and try again.")
 		}
 		chosen[i] = true
 	}
 	if len(chosen) == 0 {
 		return "", ErrNothingSelected
+	}
+	if r.Hunks {
+		return markdown.ApplyHunks(r.current, r.Diff, func(k int) bool { return chosen[k] }), nil
 	}
 	var b strings.Builder
 	b.WriteString(r.prefix)
@@ -161,6 +195,65 @@ func (r Review) Apply(selected []int) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// hunkRows makes each hunk of d a row: its lines ("Line 4", "Lines 12–15" of the current page,
+// "After line 9" for lines only added) and its own diff.
+func hunkRows(d markdown.Diff) []Row {
+	rows := make([]Row, len(d.Hunks))
+	for k, h := range d.Hunks {
+		one := markdown.Diff{Hunks: []markdown.Hunk{h}}
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case markdown.LineInsert:
+				one.Adds++
+			case markdown.LineDelete:
+				one.Dels++
+			}
+		}
+		change := "changed"
+		switch {
+		case one.Dels == 0:
+			change = "new"
+		case one.Adds == 0:
+			change = "removed"
+		}
+		rows[k] = Row{Index: k, Label: hunkLabel(h), Change: change, Diff: one}
+	}
+	return rows
+}
+
+// hunkLabel names the current page's lines a hunk deletes or replaces ("Line 4", "Lines 12–15"),
+// or, for a hunk that only adds lines, where they go ("After line 9", "At the start").
+func hunkLabel(h markdown.Hunk) string {
+	first, last, before := 0, 0, 0
+	changed := false
+	for _, l := range h.Lines {
+		switch l.Kind {
+		case markdown.LineDelete:
+			if first == 0 {
+				first = l.OldLine
+			}
+			last = l.OldLine
+		case markdown.LineEqual:
+			if !changed {
+				before = l.OldLine // the context line just before the first change
+			}
+		}
+		changed = changed || l.Kind != markdown.LineEqual
+	}
+	if before == 0 && !changed {
+		before = h.OldStart
+	}
+	switch {
+	case first == 0 && before == 0:
+		return "At the start"
+	case first == 0:
+		return fmt.Sprintf("After line %d", before)
+	case first == last:
+		return fmt.Sprintf("Line %d", first)
+	}
+	return fmt.Sprintf("Lines %d–%d", first, last)
 }
 
 // unit is a section's own text (heading and body, without subsections) or the preamble.

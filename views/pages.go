@@ -103,6 +103,15 @@ type DiffLineView struct {
 	Text string
 	// NoEOL marks the text's last line when it has no line ending ("\ No newline at end of file").
 	NoEOL bool
+	// Words, when set, is Text cut into unchanged and changed runs (a changed line paired with
+	// one on the other side); the changed ones are highlighted.
+	Words []DiffWord
+}
+
+// DiffWord is a run of a diff line's text; Changed marks words the paired line does not have.
+type DiffWord struct {
+	Text    string
+	Changed bool
 }
 
 // Revisions is the revisions panel: newest first, with the selected one's diff to the one before.
@@ -146,9 +155,12 @@ type ProposalView struct {
 	Reason    string
 	Note      string
 	Unchanged bool
-	// Diff is the full replacement's diff; Rows the section patch's changed sections.
+	// Diff is the whole change (its counts head a full replacement); Rows are what can be applied
+	// on its own: the full replacement's hunks or the section patch's changed sections.
 	Diff DiffView
 	Rows []ProposalRow
+	// Warning is what accepting all of it would break that the diff does not show ("" for none).
+	Warning string
 	// Selected lists the rows checked (kept across re-renders).
 	Selected map[int]bool
 	// Version is the page version this view was computed against; Accept sends it back.
@@ -169,10 +181,10 @@ type Place struct {
 	Value, Label string
 }
 
-// ProposalRow is one changed section of a section patch.
+// ProposalRow is one hunk of a full replacement or one changed section of a section patch.
 type ProposalRow struct {
 	Index  int
-	Label  string
+	Label  string // "Lines 12–15" for a hunk, the heading for a section
 	Change string // "changed", "new", "removed"
 	Diff   DiffView
 }

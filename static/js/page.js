@@ -208,6 +208,90 @@
     link.textContent = "Download your discarded typing";
   }
 
+  // changedSpan is where texts a and b differ: a[start:oldEnd] became b[start:newEnd] (they share
+  // what is before start and after the ends).
+  function changedSpan(a, b) {
+    var start = 0, n = Math.min(a.length, b.length);
+    while (start < n && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+    var tail = 0;
+    while (tail < n - start && a.charCodeAt(a.length - 1 - tail) === b.charCodeAt(b.length - 1 - tail)) tail++;
+    return { start: start, oldEnd: a.length - tail, newEnd: b.length - tail };
+  }
+
+  // mapOffset maps a position in the old text to the new one: before the change it stays, after
+  // it moves by the change's growth, inside it goes to the end of the new text.
+  function mapOffset(pos, c) {
+    if (pos <= c.start) return pos;
+    if (pos >= c.oldEnd) return pos + (c.newEnd - c.oldEnd);
+    return c.newEnd;
+  }
+
+  // replaceText puts content in the textarea with the cursor and selection mapped through the
+  // change (so they stay on the same text) and the scroll kept; with mark, it then scrolls the
+  // change into view and marks it briefly.
+  function replaceText(ta, content, mark) {
+    var old = ta.value;
+    if (old === content) return;
+    var c = changedSpan(old, content);
+    var start = mapOffset(ta.selectionStart, c), end = mapOffset(ta.selectionEnd, c), dir = ta.selectionDirection;
+    var scroll = ta.scrollTop;
+    ta.value = content;
+    ta.setSelectionRange(start, end, dir);
+    ta.scrollTop = scroll;
+    if (mark && ta.offsetParent !== null) markChange(ta, c.start, c.newEnd);
+  }
+
+  // textBox returns the top and bottom (px, from the top of the textarea's content) of the text
+  // from..to as the textarea lays it out, measured in a hidden copy with the same box and font.
+  function textBox(ta, from, to) {
+    var cs = getComputedStyle(ta);
+    var mirror = document.createElement("div");
+    ["fontFamily", "fontSize", "fontWeight", "lineHeight", "letterSpacing", "tabSize", "paddingTop", "paddingRight",
+      "paddingBottom", "paddingLeft", "wordBreak", "overflowWrap"].forEach(function (k) { mirror.style[k] = cs[k]; });
+    mirror.style.cssText += ";position:absolute;visibility:hidden;top:0;left:-10000px;box-sizing:border-box;white-space:pre-wrap;border:0";
+    mirror.style.width = ta.clientWidth + "px";
+    mirror.appendChild(document.createTextNode(ta.value.slice(0, from)));
+    var span = document.createElement("span");
+    span.textContent = ta.value.slice(from, to) || "\u200b";
+    mirror.appendChild(span);
+    document.body.appendChild(mirror);
+    // An inline box is as high as the font, centred in its line: widen it by the half-leading so
+    // the box covers whole lines.
+    var line = parseFloat(cs.lineHeight) || 20;
+    var rects = span.getClientRects();
+    var half = rects.length ? Math.max((line - rects[0].height) / 2, 0) : 0;
+    var box = { top: span.offsetTop - half, bottom: span.offsetTop + span.offsetHeight + half };
+    mirror.remove();
+    return box;
+  }
+
+  // markChange scrolls the textarea so the text from..to is in view (a third of the way down when
+  // it was not) and lays a fading tint over its lines (#change-mark), gone after 2.5 s or when
+  // the writer scrolls.
+  function markChange(ta, from, to) {
+    var box = textBox(ta, from, to);
+    var view = ta.clientHeight;
+    if (box.top < ta.scrollTop || box.bottom > ta.scrollTop + view) ta.scrollTop = Math.max(0, box.top - view / 3);
+    var old = $("change-mark");
+    if (old) old.remove();
+    var el = document.createElement("div");
+    el.id = "change-mark";
+    el.className = "change-mark";
+    el.setAttribute("data-testid", "change-mark");
+    el.setAttribute("aria-hidden", "true");
+    var top = Math.max(box.top - ta.scrollTop, 0), bottom = Math.min(box.bottom - ta.scrollTop, view);
+    el.style.top = (ta.offsetTop + top) + "px";
+    el.style.left = ta.offsetLeft + "px";
+    el.style.width = ta.clientWidth + "px";
+    el.style.height = Math.max(bottom - top, 4) + "px";
+    ta.parentElement.appendChild(el);
+    var at = ta.scrollTop;
+    var gone = function () { el.remove(); ta.removeEventListener("scroll", moved); };
+    var moved = function () { if (Math.abs(ta.scrollTop - at) > 2) gone(); }; // not our own scroll
+    ta.addEventListener("scroll", moved);
+    setTimeout(gone, 2500);
+  }
+
   // A change made on the server (accepted proposal, undo, restore) arrives as #page-sync.
   function applySync(el) {
     if (!el || el.id !== "page-sync" || el.getAttribute("data-fresh") !== "true") return;
@@ -217,7 +301,7 @@
     var content = el.querySelector("[data-sync-content]").value;
     var title = el.querySelector("[data-sync-title]").value;
     s.version = parseInt(el.getAttribute("data-version"), 10);
-    $("page-content").value = content;
+    replaceText($("page-content"), content, true);
     $("page-title").value = title;
     s.saved = { title: title, content: content };
     setStatus("Saved");
