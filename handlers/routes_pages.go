@@ -33,4 +33,5 @@ func (a *app) pageRoutes(e *echo.Echo) {
 	e.POST("/pages/:id/chats", a.submitPageMessage, v)
 	e.POST("/pages/:id/chats/:eid/messages", a.submitPageMessage, v)
 	e.POST("/pages/:id/chats/delete", a.deletePageChats, v)
+	e.POST("/pages/:id/chats/restore", a.restorePageChats, v)
 }
