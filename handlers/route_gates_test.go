@@ -63,7 +63,7 @@ var routeClasses = map[string]routeClass{
 	"GET /pages/:id/chats/new": owner, "GET /pages/:id/chats/:eid": owner, "POST /pages/:id/chats": owner,
 	"POST /pages/:id/chats/:eid/messages": owner, "POST /pages/:id/chats/delete": owner,
 	"POST /pages/:id/chats/restore": owner,
-	"GET /agents/:id/edit": owner, "POST /agents/:id": owner, "POST /agents/:id/disable": owner,
+	"GET /agents/:id/edit":          owner, "POST /agents/:id": owner, "POST /agents/:id/disable": owner,
 	"POST /agents/:id/delete": owner, "GET /agents/:id/chat": owner, "POST /agents/:id/messages": owner,
 	"GET /teams/:id/edit": owner, "POST /teams/:id": owner, "POST /teams/:id/delete": owner,
 	"GET /teams/:id/chat": owner, "POST /teams/:id/messages": owner,
