@@ -48,7 +48,7 @@ var routeClasses = map[string]routeClass{
 	"GET /sessions/:id/chat": owner, "POST /sessions/:id/messages": owner, "GET /sessions/:id/events": owner,
 	"POST /sessions/:id/stop": owner, "POST /sessions/:id/messages/:mid/retry": owner,
 	"GET /sessions/:id/item": owner, "GET /sessions/:id/rename": owner, "POST /sessions/:id/rename": owner,
-	"POST /sessions/:id/delete": owner, "GET /sessions/:id/messages": owner,
+	"POST /sessions/:id/delete": owner, "GET /sessions/:id/messages": owner, "GET /sessions/:id/messages/:mid/arguments": owner,
 	"POST /sessions/:id/messages/:mid/regenerate": owner, "POST /sessions/:id/messages/:mid/edit": owner,
 	"POST /sessions/:id/messages/:mid/switch": owner, "POST /sessions/:id/messages/:mid/feedback": owner,
 	"GET /sessions/:id/export.md": owner, "GET /sessions/:id/export.json": owner,
