@@ -118,6 +118,7 @@ func (a *app) savePage(c echo.Context) error {
 			in.BaseVersion, in.Content = conflict.Current.Version, merged
 			in.Title = pages.MergeTitle(strings.TrimSpace(c.FormValue("base_title")), title, conflict.Current.Title)
 			if p, err = a.store.SavePage(ctx, in); err == nil {
+				a.pageChanged(p)
 				return c.JSON(http.StatusOK, saveResponse{Version: p.Version, UpdatedAt: p.UpdatedAt, Merged: true,
 					Title: p.Title, Content: p.Content})
 			}
@@ -132,6 +133,7 @@ func (a *app) savePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	a.pageChanged(p)
 	return c.JSON(http.StatusOK, saveResponse{Version: p.Version, UpdatedAt: p.UpdatedAt})
 }
 

@@ -89,6 +89,7 @@ func (a *app) restoreRevision(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	a.pageChanged(p)
 	if !isFragment(c) {
 		return c.Redirect(http.StatusSeeOther, editURL(id))
 	}

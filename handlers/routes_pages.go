@@ -14,6 +14,7 @@ func (a *app) pageRoutes(e *echo.Echo) {
 	e.GET("/pages/:id/edit", a.showEditor, v)
 	e.POST("/pages/:id/save", a.savePage, v)
 	e.GET("/pages/:id/sync", a.syncPage, v)
+	e.GET("/pages/:id/events", a.pageEvents, v)
 	e.POST("/pages/:id/preview", a.previewPage, v)
 	e.POST("/pages/:id/trash", a.trashPage, v)
 	e.POST("/pages/:id/restore", a.restorePage, v)

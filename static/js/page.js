@@ -159,6 +159,7 @@
       s.inflight = null;
       if (s.retry) { s.retry = false; s.queued = false; retryLater(s, why); return; }
       if (s.queued) { s.queued = false; if (dirty(s)) schedule(); }
+      syncFromServer();
     });
     return s.inflight;
   }
@@ -225,13 +226,14 @@
     htmx.trigger(document.body, "parley:page-saved");
   }
 
-  // Other tabs and devices: every few seconds while this tab is visible (and when it comes back),
-  // ask whether the page changed elsewhere. With no unsaved text the editor takes the new text in
-  // place; with unsaved text it saves now, which merges the two or shows the conflict view.
-  var SYNC_MS = 4000;
+  // Other tabs and devices: the page's event stream says when the page was stored at a newer
+  // version (on connect too, so a reconnect catches up); the editor then reads it from /sync.
+  // With no unsaved text the editor takes the new text in place; with unsaved text it saves now,
+  // which merges the two or shows the conflict view. A version announced while a save or a sync
+  // is in flight is read once that ends.
   function syncFromServer() {
     var s = editor();
-    if (!s || s.inflight || s.conflict || s.syncing || document.hidden) return;
+    if (!s || s.inflight || s.conflict || s.syncing || !(s.announced > s.version)) return;
     s.syncing = true;
     var asked = s.version;
     fetch(s.root.getAttribute("data-sync-url") + "?version=" + asked, {
@@ -249,10 +251,36 @@
         if (!$("page-preview").classList.contains("hidden")) preview(true);
         htmx.trigger(document.body, "parley:page-saved");
       });
-    }).catch(function () { /* offline: the next round asks again */ }).then(function () { s.syncing = false; });
+    }).catch(function () { /* offline: the stream's reconnect announces the version again */ }).then(function () {
+      s.syncing = false;
+      syncFromServer();
+    });
   }
-  setInterval(syncFromServer, SYNC_MS);
-  document.addEventListener("visibilitychange", syncFromServer);
+
+  // listenForChanges keeps the open editor's event stream; a stream the server refused (or that
+  // the browser gave up on) is opened again after a while.
+  var events = null;
+  function listenForChanges() {
+    var root = $("page-editor");
+    var url = root && root.getAttribute("data-events-url");
+    if (events && (!url || events.url !== new URL(url, location.href).href)) { events.close(); events = null; }
+    if (!url || events) return;
+    var es = new EventSource(url);
+    events = es;
+    es.addEventListener("page-changed", function (event) {
+      var s = editor();
+      if (!s || events !== es) return;
+      s.announced = Math.max(s.announced || 0, parseInt(event.data, 10) || 0);
+      syncFromServer();
+    });
+    es.onerror = function () {
+      if (es.readyState !== EventSource.CLOSED || events !== es) return;
+      events = null;
+      setTimeout(listenForChanges, 5000);
+    };
+  }
+  document.addEventListener("DOMContentLoaded", listenForChanges);
+  document.addEventListener("htmx:load", listenForChanges);
 
   // The address names the page chat on screen (?chat=id), so a reload reopens the one being read
   // rather than the most recently active one.
