@@ -217,7 +217,7 @@ func (a *app) renderRefusedPageMessage(c echo.Context, p db.Page, exchangeID int
 	}
 	pane.Query, pane.QueryError, pane.RetryAfter = query, msg, retryAfter
 	v := views.PageEditor{Page: page(c, pageTitle(p.Title), "pages"), ID: p.ID, Title: p.Title, Content: p.Content,
-		Version: p.Version, Chat: pane, History: pageChatItems(chats, p.ID, exchangeID)}
+		Version: p.Version, Chat: pane, History: pageChatItems(chats, p.ID, exchangeID), SideWidth: viewer(c).PageSideWidth()}
 	return render(c, status, views.PageEditorView(v))
 }
 

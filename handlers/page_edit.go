@@ -67,7 +67,8 @@ func (a *app) renderEditor(c echo.Context, p db.Page, revisions *views.Revisions
 		return err
 	}
 	v := views.PageEditor{Page: page(c, pageTitle(p.Title), "pages"), ID: p.ID, Title: p.Title, Content: p.Content,
-		Version: p.Version, Chat: pane, History: pageChatItems(chats, p.ID, exchangeID), Revisions: revisions}
+		Version: p.Version, Chat: pane, History: pageChatItems(chats, p.ID, exchangeID), Revisions: revisions,
+		SideWidth: u.PageSideWidth()}
 	return render(c, http.StatusOK, views.PageEditorView(v))
 }
 

@@ -37,7 +37,8 @@ var routeClasses = map[string]routeClass{
 
 	"GET /signin/keep": account, "POST /signin/keep": account,
 	"GET /chat": account, "GET /chat/new": account, "POST /chat/messages": account, "POST /preferences/tools": account,
-	"GET /history": account, "POST /history/clear": account, "GET /history/trash": account, "GET /history/search": account,
+	"POST /preferences/page-side-width": account,
+	"GET /history":                      account, "POST /history/clear": account, "GET /history/trash": account, "GET /history/search": account,
 	"POST /history/trash/restore-all": account, "POST /history/trash/empty": account,
 	"GET /pages": account, "GET /pages/new": account, "POST /pages": account,
 	"GET /agents": account, "GET /agents/new": account, "POST /agents": account,

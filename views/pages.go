@@ -49,6 +49,8 @@ type PageEditor struct {
 	History []PageChatItem
 	// Revisions, when set, opens the side panel on the revisions instead of the chat.
 	Revisions *Revisions
+	// SideWidth is the side panel's width the person chose, in CSS pixels (0: the default 40%).
+	SideWidth int
 }
 
 // PageChatItem is one conversation in the page chat's history list.

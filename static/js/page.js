@@ -468,9 +468,10 @@
   });
 
   // Drag the handle to resize the side panel (between 18rem and 75% of the width), or focus it
-  // and use the arrow keys (Home / End for the narrowest / widest). The width is kept in this
-  // browser for the next page load.
-  var WIDTH_KEY = "parley:page-side-width";
+  // and use the arrow keys (Home / End for the narrowest / widest). The width is stored with the
+  // person's account (POST /preferences/page-side-width), so every browser of theirs opens the
+  // editor with it; the handle's aria-valuenow says it in pixels.
+  var keepTimer = null;
   function setSideWidth(width, keep) {
     var root = $("page-editor").getBoundingClientRect();
     var max = Math.max(288, root.width * 0.75);
@@ -480,12 +481,18 @@
     handle.setAttribute("aria-valuemin", "288");
     handle.setAttribute("aria-valuemax", String(Math.round(max)));
     handle.setAttribute("aria-valuenow", String(width));
-    if (keep) { try { localStorage.setItem(WIDTH_KEY, String(width)); } catch (e) { /* private mode */ } }
+    if (!keep) return;
+    $("side-panel").setAttribute("data-side-width", String(width));
+    clearTimeout(keepTimer); // a run of key presses or a drag stores its last width once
+    keepTimer = setTimeout(function () {
+      htmx.ajax("POST", "/preferences/page-side-width", { values: { width: String(width) }, swap: "none", source: handle });
+    }, 300);
   }
   function restoreSideWidth() {
-    if (!$("page-editor") || !$("side-panel") || phone()) return; // on a phone the panel covers the editor
-    var kept = parseInt(localStorage.getItem(WIDTH_KEY) || "", 10);
-    if (kept > 0) setSideWidth(kept, false);
+    var side = $("side-panel");
+    if (!$("page-editor") || !side || phone()) return; // on a phone the panel covers the editor
+    var kept = parseInt(side.getAttribute("data-side-width") || "", 10);
+    setSideWidth(kept > 0 ? kept : side.getBoundingClientRect().width, false);
   }
   restoreSideWidth();
   document.addEventListener("htmx:load", function (event) {
