@@ -58,7 +58,7 @@ var routeClasses = map[string]routeClass{
 	"POST /history/trash/purge": owner,
 	"GET /pages/:id":            owner, "GET /pages/:id/edit": owner, "POST /pages/:id/save": owner, "POST /pages/:id/preview": owner,
 	"POST /pages/:id/trash": owner, "POST /pages/:id/restore": owner, "POST /pages/:id/purge": owner,
-	"GET /pages/:id/sync": owner, "GET /pages/:id/events": owner, "GET /pages/:id/revisions": owner, "GET /pages/:id/revisions/:rid": owner, "POST /pages/:id/revisions/:rid/restore": owner,
+	"GET /pages/:id/sync": owner, "GET /pages/:id/events": owner, "GET /pages/:id/revisions": owner, "GET /pages/:id/revisions/:rid": owner, "GET /pages/:id/revisions/compare": owner, "POST /pages/:id/revisions/:rid/restore": owner,
 	"GET /pages/:id/proposals/:pid": owner, "POST /pages/:id/proposals/:pid/accept": owner,
 	"POST /pages/:id/proposals/:pid/reject": owner, "POST /pages/:id/proposals/:pid/undo": owner,
 	"GET /pages/:id/chats/new": owner, "GET /pages/:id/chats/:eid": owner, "POST /pages/:id/chats": owner,

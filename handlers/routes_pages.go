@@ -21,6 +21,7 @@ func (a *app) pageRoutes(e *echo.Echo) {
 	e.POST("/pages/:id/purge", a.purgePage, v)
 
 	e.GET("/pages/:id/revisions", a.showRevisions, v)
+	e.GET("/pages/:id/revisions/compare", a.compareRevisions, v)
 	e.GET("/pages/:id/revisions/:rid", a.showRevision, v)
 	e.POST("/pages/:id/revisions/:rid/restore", a.restoreRevision, v)
 

@@ -97,6 +97,9 @@ func idsOf(ids []int64) []string {
 	return s
 }
 
+// joinSections lists the sections a revision touched: "Methods · Results".
+func joinSections(titles []string) string { return strings.Join(titles, " · ") }
+
 // restoreURL is where the toast's Undo posts.
 func (u Undo) restoreURL() string {
 	if u.RestoreURL != "" {

@@ -122,6 +122,10 @@ type RevisionRow struct {
 	EditSource string
 	At         time.Time
 	Current    bool
+	// Adds and Dels count the lines it added and removed against the revision before; Sections
+	// names the sections it touched.
+	Adds, Dels int
+	Sections   []string
 }
 
 // RevisionDetail is one revision's diff against the one before it, with Restore.
@@ -134,6 +138,9 @@ type RevisionDetail struct {
 	First      bool
 	Current    bool
 	Diff       DiffView
+	// Against is the version compared with when two picked revisions are compared (0: the
+	// revision before); then ID and Version are the newer one's.
+	Against int
 }
 
 // ProposalView is a proposal under its assistant message.

@@ -409,6 +409,51 @@
   document.addEventListener("change", function (event) {
     var form = event.target.closest("form[data-proposal]");
     if (form && event.target.name === "row") updateApplyCount(form);
+    if (event.target.name === "compare" && event.target.closest("#revision-list")) updateCompare();
+  });
+
+  // The revisions panel: Compare works with exactly two rows ticked.
+  function updateCompare() {
+    var btn = document.querySelector("[data-compare-revisions]");
+    if (btn) btn.disabled = document.querySelectorAll("#revision-list input[name=compare]:checked").length !== 2;
+  }
+
+  // selectRevision marks the row whose diff opens under it (one at a time) and closes the others;
+  // it reports false when the row was open, which then closes instead.
+  function selectRevision(button) {
+    var li = button.closest("li[data-revision]");
+    var open = li.getAttribute("aria-current") === "true";
+    document.querySelectorAll("#revision-list li[data-revision]").forEach(function (other) {
+      other.removeAttribute("aria-current");
+      other.querySelector("[data-revision-detail]").innerHTML = "";
+      other.querySelector("[data-revision-row]").setAttribute("aria-expanded", "false");
+    });
+    if (open) return false;
+    li.setAttribute("aria-current", "true");
+    button.setAttribute("aria-expanded", "true");
+    return true;
+  }
+
+  // ↑ / ↓ (Home / End) move between the revision rows; Enter or Space opens one (a button).
+  document.addEventListener("keydown", function (event) {
+    var row = event.target.closest && event.target.closest("[data-revision-row]");
+    if (!row) return;
+    var rows = Array.prototype.slice.call(document.querySelectorAll("#revision-list [data-revision-row]"));
+    var i = rows.indexOf(row);
+    switch (event.key) {
+      case "ArrowDown": i = Math.min(i + 1, rows.length - 1); break;
+      case "ArrowUp": i = Math.max(i - 1, 0); break;
+      case "Home": i = 0; break;
+      case "End": i = rows.length - 1; break;
+      default: return;
+    }
+    event.preventDefault();
+    rows[i].focus();
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var t = event.detail.target;
+    if (t && t.matches && t.matches("[data-revision-detail], #revision-compare")) t.scrollIntoView({ block: "nearest" });
   });
 
   document.addEventListener("click", function (event) {
@@ -431,6 +476,11 @@
       var l = $("page-chat-history");
       l.classList.add("hidden");
       l.classList.remove("flex");
+    }
+    var revision = t.closest("[data-revision-row]");
+    if (revision && !selectRevision(revision)) {
+      event.preventDefault();
+      event.stopPropagation(); // an open row closes: no request
     }
     var conflict = t.closest("[data-conflict]");
     if (conflict) resolveConflict(conflict.getAttribute("data-conflict"));
