@@ -228,6 +228,8 @@ type TrashItem struct {
 	ID        int64
 	Title     string
 	DeletedAt time.Time
+	// Page is the title of the page a page chat is about ("" for a general conversation).
+	Page string
 }
 
 // ShareLink is one share link of a conversation, as its owner sees it.
