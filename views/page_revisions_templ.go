@@ -138,7 +138,7 @@ func RevisionsView(r Revisions) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\" data-revision-row data-testid=\"revision-row\"><span class=\"flex w-full items-center gap-2\"><span class=\"font-mono text-xs text-slate-500 dark:text-slate-400\">v")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "\" data-revision-row data-testid=\"revision-row\"><span class=\"flex w-full items-center gap-2\"><span class=\"font-mono text-xs text-slate-600 dark:text-slate-400\">v")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -230,7 +230,7 @@ func RevisionsView(r Revisions) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</span></span> <time class=\"text-xs text-slate-500 dark:text-slate-400\" datetime=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</span></span> <time class=\"text-xs text-slate-600 dark:text-slate-400\" datetime=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
