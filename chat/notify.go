@@ -15,6 +15,11 @@ type Notifier interface {
 	Subscribe(exchangeID int64) *Subscription
 }
 
+// PageTopic is the Notifier key of page pageID's notices: −pageID, which no exchange has (their
+// ids are positive). A page notice's message id is the page's new version; the editors' streams
+// (GET /pages/{id}/events) pass it on and the editors read the text themselves.
+func PageTopic(pageID int64) int64 { return -pageID }
+
 // Subscription receives the ids of changed messages of one exchange. Notices coalesce: Ready fires
 // once for any number of publishes, and Take returns each changed id once, so a slow reader never
 // blocks a publisher and never loses the last change. When notices may have been lost (the

@@ -27,35 +27,39 @@ func (s *Store) PageExchange(ctx context.Context, userID, pageID, exchangeID int
 	return e, notFound(err, "page exchange")
 }
 
-// DeletePageExchanges deletes the listed conversations of the user's page (all of them when ids is
-// nil) and returns how many went; their pending proposals become superseded (and, like the
-// conversations, unreachable). When a listed id is not a live conversation of this page it deletes
-// nothing and returns ErrNotFound.
-func (s *Store) DeletePageExchanges(ctx context.Context, userID, pageID int64, ids []int64) (int64, error) {
-	var n int64
+// DeletePageExchanges moves the listed conversations of the user's page (all of them when ids is
+// nil) to the Trash and returns the ids it moved; RestorePageExchanges takes them out again. Their
+// pending proposals stay pending but out of reach (db.UserProposal skips trashed conversations)
+// until then. When a listed id is not a live conversation of this page it moves nothing and
+// returns ErrNotFound.
+func (s *Store) DeletePageExchanges(ctx context.Context, userID, pageID int64, ids []int64) ([]int64, error) {
+	var deleted []int64
 	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
-		var deleted []int64
 		if err := tx.SelectContext(ctx, &deleted, `UPDATE chat_exchange SET deleted_at = now()
 			WHERE page_id = $1 AND user_id = $2 AND deleted_at IS NULL AND ($3::bigint[] IS NULL OR id = ANY($3))
 			RETURNING id`, pageID, userID, int64Array(ids)); err != nil {
 			return err
 		}
-		n = int64(len(deleted))
 		if ids != nil && len(deleted) < len(uniqueIDs(ids)) {
-			return ErrNotFound // one is not a live conversation of this page: delete none
+			return ErrNotFound // one is not a live conversation of this page: move none
 		}
-		if n == 0 {
-			return nil
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE page_edit_proposal pr SET status = 'superseded', decided_at = now()
-			FROM chat_message m WHERE m.id = pr.message_id AND m.exchange_id = ANY($1) AND pr.status = 'pending'`,
-			int64Array(deleted))
-		return err
+		return nil
 	})
 	if err != nil {
-		return 0, notFound(err, "delete page exchanges")
+		return nil, notFound(err, "delete page exchanges")
 	}
-	return n, nil
+	return deleted, nil
+}
+
+// RestorePageExchanges takes the user's trashed conversations among ids about their live page
+// pageID out of the Trash and returns the ids it restored (others' and other pages' are skipped).
+func (s *Store) RestorePageExchanges(ctx context.Context, userID, pageID int64, ids []int64) ([]int64, error) {
+	var out []int64
+	err := s.DB.SelectContext(ctx, &out, `UPDATE chat_exchange e SET deleted_at = NULL
+		WHERE e.user_id = $1 AND e.page_id = $2 AND e.id = ANY($3) AND e.deleted_at IS NOT NULL
+		  AND EXISTS (SELECT 1 FROM pages p WHERE p.id = e.page_id AND p.owner_id = $1 AND p.deleted_at IS NULL)
+		RETURNING e.id`, userID, pageID, int64Array(ids))
+	return out, notFound(err, "restore page exchanges")
 }
 
 // uniqueIDs is ids without repeats.

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -52,12 +53,33 @@ type Revision struct {
 	CreatedAt  time.Time `db:"created_at"`
 }
 
-// RevisionSummary is one row of the revisions panel (no content).
+// RevisionSummary is one row of the revisions panel (no content). Adds, Dels and Sections say what
+// it changed against the revision before (lines added and removed, a JSON array of section
+// titles); they are nil until SetRevisionChanges stored them.
 type RevisionSummary struct {
 	ID         int64     `db:"id"`
 	Version    int       `db:"version"`
 	EditSource string    `db:"edit_source"`
 	CreatedAt  time.Time `db:"created_at"`
+	Adds       *int      `db:"adds"`
+	Dels       *int      `db:"dels"`
+	Sections   []byte    `db:"sections"`
+}
+
+// RevisionText is a revision's content with the content of the revision before it ("" for the
+// first), for computing what it changed.
+type RevisionText struct {
+	ID       int64  `db:"id"`
+	Content  string `db:"content"`
+	Previous string `db:"previous"`
+}
+
+// RevisionChange is what SetRevisionChanges stores for one revision.
+type RevisionChange struct {
+	ID       int64    `json:"id"`
+	Adds     int      `json:"adds"`
+	Dels     int      `json:"dels"`
+	Sections []string `json:"sections"`
 }
 
 // VersionConflict is SavePage's error when the save was based on an older version: Current is the
@@ -204,7 +226,8 @@ func (s *Store) SavePage(ctx context.Context, in PageSave) (Page, error) {
 			coalesce := err == nil && !fixed && cur.EditSource == EditUser && cur.AuthorID != nil && *cur.AuthorID == in.OwnerID &&
 				in.EditorSession != "" && session.String == in.EditorSession && time.Since(cur.CreatedAt) < in.Coalesce
 			if coalesce {
-				if _, err := tx.ExecContext(ctx, `UPDATE page_revisions SET content = $1, version = $2 WHERE id = $3`,
+				if _, err := tx.ExecContext(ctx, `UPDATE page_revisions SET content = $1, version = $2,
+					adds = NULL, dels = NULL, sections = NULL WHERE id = $3`,
 					p.Content, p.Version, cur.ID); err != nil {
 					return err
 				}
@@ -267,11 +290,55 @@ func (s *Store) RestoreRevision(ctx context.Context, ownerID, pageID, revisionID
 // (0: from the newest). The page must be the owner's and live.
 func (s *Store) Revisions(ctx context.Context, ownerID, pageID int64, before, limit int) ([]RevisionSummary, error) {
 	var rows []RevisionSummary
-	err := s.DB.SelectContext(ctx, &rows, `SELECT r.id, r.version, r.edit_source, r.created_at
+	err := s.DB.SelectContext(ctx, &rows, `SELECT r.id, r.version, r.edit_source, r.created_at, r.adds, r.dels, r.sections
 		FROM page_revisions r JOIN pages p ON p.id = r.page_id
 		WHERE r.page_id = $1 AND p.owner_id = $2 AND p.deleted_at IS NULL AND ($3 = 0 OR r.version < $3)
 		ORDER BY r.version DESC LIMIT $4`, pageID, ownerID, before, limit)
 	return rows, notFound(err, "revisions")
+}
+
+// RevisionTexts returns the content of page pageID's revisions among ids, each with the content of
+// the revision before it, in one statement (the caller has checked the page is the person's).
+func (s *Store) RevisionTexts(ctx context.Context, pageID int64, ids []int64) ([]RevisionText, error) {
+	var rows []RevisionText
+	err := s.DB.SelectContext(ctx, &rows, `SELECT r.id, r.content, coalesce(prev.content, '') AS previous
+		FROM page_revisions r
+		LEFT JOIN LATERAL (SELECT b.content FROM page_revisions b WHERE b.page_id = r.page_id AND b.version < r.version
+			ORDER BY b.version DESC LIMIT 1) prev ON true
+		WHERE r.page_id = $1 AND r.id = ANY($2)`, pageID, int64Array(ids))
+	return rows, notFound(err, "revision texts")
+}
+
+// SetRevisionChanges stores what revisions of page pageID changed, in one statement.
+func (s *Store) SetRevisionChanges(ctx context.Context, pageID int64, changes []RevisionChange) error {
+	if len(changes) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(changes)
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.ExecContext(ctx, `UPDATE page_revisions r SET adds = x.adds, dels = x.dels, sections = x.sections
+		FROM jsonb_to_recordset($2::jsonb) AS x(id bigint, adds integer, dels integer, sections jsonb)
+		WHERE r.id = x.id AND r.page_id = $1`, pageID, string(b))
+	return notFound(err, "set revision changes")
+}
+
+// RevisionPair returns two revisions of the owner's live page, the older (lower version) first.
+// A revision of another page, or a foreign page, is ErrNotFound.
+func (s *Store) RevisionPair(ctx context.Context, ownerID, pageID, a, b int64) (Revision, Revision, error) {
+	var rows []Revision
+	err := s.DB.SelectContext(ctx, &rows, `SELECT `+prefixed("r.", revisionColumns)+`
+		FROM page_revisions r JOIN pages p ON p.id = r.page_id
+		WHERE r.id IN ($1, $2) AND r.page_id = $3 AND p.owner_id = $4 AND p.deleted_at IS NULL
+		ORDER BY r.version`, a, b, pageID, ownerID)
+	if err != nil {
+		return Revision{}, Revision{}, notFound(err, "revision pair")
+	}
+	if len(rows) != 2 {
+		return Revision{}, Revision{}, ErrNotFound
+	}
+	return rows[0], rows[1], nil
 }
 
 // RevisionWithPrevious returns one revision of the owner's live page and the one before it

@@ -38,6 +38,24 @@ func (s *Store) SetShowTools(ctx context.Context, userID int64, show bool) error
 	return notFound(err, "set show tools")
 }
 
+// PageSideWidth is the width in CSS pixels the person gave the page editor's side panel (0: never
+// set, the editor's default of 40%).
+func (u User) PageSideWidth() int {
+	var p struct {
+		Width int `json:"page_side_width"`
+	}
+	_ = json.Unmarshal(u.Preferences, &p)
+	return max(p.Width, 0)
+}
+
+// SetPageSideWidth stores the width (CSS pixels, checked by the caller) of the page editor's side
+// panel.
+func (s *Store) SetPageSideWidth(ctx context.Context, userID int64, width int) error {
+	_, err := s.DB.ExecContext(ctx, `UPDATE users SET preferences = preferences || jsonb_build_object('page_side_width', $2::int),
+		updated_at = now() WHERE id = $1`, userID, width)
+	return notFound(err, "set page side width")
+}
+
 // ErrEmailTaken is returned by CreateUser when an account already uses the email (case-insensitive).
 var ErrEmailTaken = fault.Field("email", "An account with this email already exists. Sign in instead.")
 

@@ -96,7 +96,11 @@ func TestAxeFindsNoSeriousViolationsOnTheMainPages(t *testing.T) {
 	visit("teams", "/teams", "main")
 	visit("team chat", fmt.Sprintf("/teams/%d/chat", team), "#query")
 	visit("pages list", "/pages", "main")
+	save(c, page, 1, "Field notes", "# Field notes\n\n## Tides\n\nLow tide at seven.\n")
 	visit("revisions", fmt.Sprintf("/pages/%d/revisions", page), "main")
+	b.eval(`document.querySelector('#revision-list [data-revision-row]').click(), ''`)
+	b.waitFor("a revision's diff under its row", `!!document.querySelector('#revision-list li[aria-current=true] [data-testid=revision-detail]') && `+settled)
+	total += b.axeCheck("revisions, one open", axe)
 	visit("editor", fmt.Sprintf("/pages/%d/edit", page), "#page-content")
 	total += b.axeCheck("editor with chat", axe) // (already counted above; now with the chat open)
 

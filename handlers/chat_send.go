@@ -263,6 +263,28 @@ func (a *app) submitToolsToggle(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
+// Bounds of the page editor's side panel width a person may store (CSS pixels): 18rem, and wider
+// than any screen; the browser narrows a stored width to 75% of the editor it shows.
+const (
+	minPageSideWidth = 288
+	maxPageSideWidth = 8192
+)
+
+// submitPageSideWidth stores the width of the page editor's side panel (width, CSS pixels; page.js
+// posts it after a drag or a key press on the split handle), so every browser of the person opens
+// the editor with it.
+func (a *app) submitPageSideWidth(c echo.Context) error {
+	width, err := strconv.Atoi(c.FormValue("width"))
+	if err != nil || width < minPageSideWidth || width > maxPageSideWidth {
+		return fault.Field("width", "width must be a whole number of pixels from "+
+			strconv.Itoa(minPageSideWidth)+" to "+strconv.Itoa(maxPageSideWidth)+".")
+	}
+	if err := a.store.SetPageSideWidth(c.Request().Context(), viewer(c).ID, width); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
 // validKey accepts an empty idempotency key or up to 64 characters of [A-Za-z0-9_-].
 func validKey(k string) bool {
 	if len(k) > 64 {

@@ -7,6 +7,7 @@ import (
 	agentpkg "parley/agents"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"parley/db"
 	"parley/markdown"
@@ -111,7 +112,7 @@ func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
 			}
 		}
 	case db.RoleFunctionCall:
-		v.Arguments = prettyJSON(m.ToolArguments)
+		v.Arguments, v.ArgumentsMore = argumentsPreview(prettyJSON(m.ToolArguments))
 	case db.RoleFunctionCallOutput:
 		v.Result = prettyJSON(m.ToolResult)
 	}
@@ -128,6 +129,23 @@ func toolLabel(name string) string {
 	}
 	s := strings.ReplaceAll(name, "_", " ")
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// argumentsPreviewBytes is how much of a tool call's arguments a transcript renders: a rewrite's
+// whole document loads only when asked for, so a page's editor stays near the page's own size.
+const argumentsPreviewBytes = 2000
+
+// argumentsPreview is the opening of s (at most argumentsPreviewBytes, cut at a character
+// boundary) and how many characters it leaves out.
+func argumentsPreview(s string) (string, int) {
+	if len(s) <= argumentsPreviewBytes {
+		return s, 0
+	}
+	cut := argumentsPreviewBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], utf8.RuneCountInString(s[cut:])
 }
 
 func prettyJSON(s string) string {

@@ -128,6 +128,9 @@ func (a *app) showTrash(c echo.Context) error {
 	items := make([]views.TrashItem, len(rows))
 	for i, r := range rows {
 		items[i] = views.TrashItem{ID: r.ID, Title: displayTitle(r.Title), DeletedAt: r.DeletedAt}
+		if r.PageID != nil {
+			items[i].Page = pageTitle(r.PageTitle)
+		}
 	}
 	return render(c, http.StatusOK, views.TrashPage(page(c, "Trash", "chat"), items, more))
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -215,7 +217,7 @@ func (a *app) renderRefusedPageMessage(c echo.Context, p db.Page, exchangeID int
 	}
 	pane.Query, pane.QueryError, pane.RetryAfter = query, msg, retryAfter
 	v := views.PageEditor{Page: page(c, pageTitle(p.Title), "pages"), ID: p.ID, Title: p.Title, Content: p.Content,
-		Version: p.Version, Chat: pane, History: pageChatItems(chats, p.ID, exchangeID)}
+		Version: p.Version, Chat: pane, History: pageChatItems(chats, p.ID, exchangeID), SideWidth: viewer(c).PageSideWidth()}
 	return render(c, status, views.PageEditorView(v))
 }
 
@@ -231,8 +233,9 @@ func (a *app) pageExchangeAgent(ctx context.Context, e *db.Exchange) (db.Agent, 
 	return a.store.AgentByIdentifier(ctx, pageAgent)
 }
 
-// deletePageChats deletes the checked conversations about the page (id=…), or all of them
-// (all=true). When the open conversation goes, the panel starts a new one.
+// deletePageChats moves the checked conversations about the page (id=…), or all of them
+// (all=true), to the Trash, stops their answers and answers the new list with an Undo toast, as a
+// general chat's delete does. When the open conversation goes, the panel starts a new one.
 func (a *app) deletePageChats(c echo.Context) error {
 	p, err := a.viewerPage(c)
 	if err != nil {
@@ -255,9 +258,11 @@ func (a *app) deletePageChats(c echo.Context) error {
 			return fault.Field("id", "Select the chats to delete first.")
 		}
 	}
-	if _, err := a.store.DeletePageExchanges(c.Request().Context(), viewer(c).ID, p.ID, ids); err != nil {
+	moved, err := a.store.DeletePageExchanges(c.Request().Context(), viewer(c).ID, p.ID, ids)
+	if err != nil {
 		return err
 	}
+	a.stopAnswers(moved)
 	if !isFragment(c) {
 		return c.Redirect(http.StatusSeeOther, editURL(p.ID))
 	}
@@ -267,7 +272,71 @@ func (a *app) deletePageChats(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.PageChatHistoryBody(list))
+	undo := views.Undo{IDs: moved, Text: "Chat moved to Trash.", RestoreURL: "/pages/" + strconv.FormatInt(p.ID, 10) + "/chats/restore"}
+	if len(moved) > 1 {
+		undo.Text = fmt.Sprintf("%d chats moved to Trash.", len(moved))
+	}
+	if open := openPageChat(c); slices.Contains(moved, open) {
+		undo.Open = open
+	}
+	return render(c, http.StatusOK, templ.Join(views.PageChatHistoryBody(list), views.UndoToast(undo, true)))
+}
+
+// restorePageChats takes page conversations out of the Trash (the toast's Undo: ids=…, and open=
+// the one that was open when deleted, which opens again) and answers the refreshed list.
+func (a *app) restorePageChats(c echo.Context) error {
+	p, err := a.viewerPage(c)
+	if err != nil {
+		return err
+	}
+	ids, err := formIDs(c)
+	if err != nil {
+		return err
+	}
+	restored, err := a.store.RestorePageExchanges(c.Request().Context(), viewer(c).ID, p.ID, ids)
+	if err != nil {
+		return err
+	}
+	if len(restored) == 0 {
+		return db.ErrNotFound
+	}
+	open, _ := strconv.ParseInt(c.FormValue("open"), 10, 64)
+	if !slices.Contains(restored, open) {
+		open = 0
+	}
+	if !isFragment(c) {
+		to := editURL(p.ID)
+		if open != 0 {
+			to += "?chat=" + strconv.FormatInt(open, 10)
+		}
+		return c.Redirect(http.StatusSeeOther, to)
+	}
+	list, err := a.pageChatHistory(c, p.ID, open)
+	if err != nil {
+		return err
+	}
+	hide := views.UndoToast(views.Undo{}, true)
+	if open == 0 {
+		return render(c, http.StatusOK, templ.Join(views.PageChatHistoryBody(list), hide))
+	}
+	pane, err := a.pageChatPane(c, p.ID, open)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("HX-Retarget", "#chat-pane")
+	c.Response().Header().Set("HX-Reswap", "outerHTML")
+	return render(c, http.StatusOK, templ.Join(views.ChatPaneView(pane), views.PageChatHistoryBody(list), hide))
+}
+
+// openPageChat is the page conversation on the editor's screen (its address's ?chat=, kept by
+// page.js), or 0.
+func openPageChat(c echo.Context) int64 {
+	u, err := url.Parse(c.Request().Header.Get("HX-Current-URL"))
+	if err != nil {
+		return 0
+	}
+	id, _ := strconv.ParseInt(u.Query().Get("chat"), 10, 64)
+	return id
 }
 
 // pageOf is the page an exchange is about (0 for general chat).

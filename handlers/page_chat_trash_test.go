@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +45,47 @@ func TestTrashedPageChatsAre404AndUnsearchable(t *testing.T) {
 	}
 	if n := hits(); n != 0 {
 		t.Errorf("search finds a trashed page's chat %d times", n)
+	}
+}
+
+// A deleted page chat is in the Trash, named with its page, and can be restored or deleted forever
+// from there like a general conversation; while its page is in the trash it is not listed.
+func TestDeletedPageChatsAreInTheTrashToRestoreOrPurge(t *testing.T) {
+	app, c := signedIn(t)
+	id := newPage(t, c, "Field notes", methodsPage)
+	eid, _ := askPage(t, app, c, id, "remove section Results")
+	del := func() {
+		t.Helper()
+		if res := htmxPost(c, fmt.Sprintf("/pages/%d/chats/delete", id), url.Values{"id": {fmt.Sprint(eid)}}); res.Status != http.StatusOK {
+			t.Fatalf("delete: %d", res.Status)
+		}
+	}
+	del()
+	trash := c.Get("/history/trash")
+	if !strings.Contains(trash.Body, "chat about the page “Field notes”") || strings.Count(trash.Body, `data-testid="trash-item"`) != 1 {
+		t.Fatalf("the Trash does not list the page chat: %s", trash.Body)
+	}
+	if res := c.PostForm("/history/trash/restore", url.Values{"ids": {fmt.Sprint(eid)}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("restore: %d", res.Status)
+	}
+	if r := htmxGet(c, fmt.Sprintf("/pages/%d/chats/%d", id, eid)); r.Status != http.StatusOK {
+		t.Fatalf("the restored chat: %d", r.Status)
+	}
+	del()
+	if res := c.PostForm(fmt.Sprintf("/pages/%d/trash", id), url.Values{}); res.Status != http.StatusSeeOther {
+		t.Fatalf("trash the page: %d", res.Status)
+	}
+	if trash := c.Get("/history/trash"); strings.Contains(trash.Body, `data-testid="trash-item"`) {
+		t.Fatal("a trashed page's chat is listed in the Trash")
+	}
+	if res := c.PostForm(fmt.Sprintf("/pages/%d/restore", id), url.Values{}); res.Status != http.StatusSeeOther {
+		t.Fatalf("restore the page: %d", res.Status)
+	}
+	if res := c.PostForm("/history/trash/purge", url.Values{"ids": {fmt.Sprint(eid)}}); res.Status != http.StatusSeeOther {
+		t.Fatalf("purge: %d", res.Status)
+	}
+	var left int
+	if err := app.Store.DB.Get(&left, `SELECT count(*) FROM chat_exchange WHERE id = $1`, eid); err != nil || left != 0 {
+		t.Fatalf("the purged chat is still stored (%d, %v)", left, err)
 	}
 }

@@ -67,7 +67,8 @@ func (a *app) renderEditor(c echo.Context, p db.Page, revisions *views.Revisions
 		return err
 	}
 	v := views.PageEditor{Page: page(c, pageTitle(p.Title), "pages"), ID: p.ID, Title: p.Title, Content: p.Content,
-		Version: p.Version, Chat: pane, History: pageChatItems(chats, p.ID, exchangeID), Revisions: revisions}
+		Version: p.Version, Chat: pane, History: pageChatItems(chats, p.ID, exchangeID), Revisions: revisions,
+		SideWidth: u.PageSideWidth()}
 	return render(c, http.StatusOK, views.PageEditorView(v))
 }
 
@@ -118,6 +119,7 @@ func (a *app) savePage(c echo.Context) error {
 			in.BaseVersion, in.Content = conflict.Current.Version, merged
 			in.Title = pages.MergeTitle(strings.TrimSpace(c.FormValue("base_title")), title, conflict.Current.Title)
 			if p, err = a.store.SavePage(ctx, in); err == nil {
+				a.pageChanged(p)
 				return c.JSON(http.StatusOK, saveResponse{Version: p.Version, UpdatedAt: p.UpdatedAt, Merged: true,
 					Title: p.Title, Content: p.Content})
 			}
@@ -132,6 +134,7 @@ func (a *app) savePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	a.pageChanged(p)
 	return c.JSON(http.StatusOK, saveResponse{Version: p.Version, UpdatedAt: p.UpdatedAt})
 }
 

@@ -109,6 +109,9 @@ func (a *app) undoProposal(c echo.Context) error {
 // Conflict or Invalid error is shown in the panel (status 409 or 400); the editor gets the page
 // out of band when changed (a non-zero page). The panel checks rows, or every row when selectAll.
 func (a *app) answerDecision(c echo.Context, pageID, id int64, changed db.Page, decideErr error, rows map[int]bool, selectAll bool, place string) error {
+	if changed.ID != 0 && decideErr == nil {
+		a.pageChanged(changed)
+	}
 	code := fault.CodeOf(decideErr)
 	if decideErr != nil && code != fault.Conflict && code != fault.Invalid {
 		return decideErr

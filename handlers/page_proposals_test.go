@@ -13,9 +13,10 @@ import (
 	"parley/handlers/handlerstest"
 )
 
-// Deleting a chat supersedes its pending proposals, which are then out of reach; deleting another
-// page's chat through this page is 404 and deletes nothing.
-func TestDeletedChatsProposalsAreSupersededAndUnreachable(t *testing.T) {
+// A deleted chat's pending proposals are out of reach while it is in the Trash and pending again
+// once it is restored; deleting or restoring another page's chat through this page is 404 and
+// changes nothing.
+func TestTrashedChatsProposalsAreUnreachableUntilRestored(t *testing.T) {
 	app, c := signedIn(t)
 	id := newPage(t, c, "Report", methodsPage)
 	other := newPage(t, c, "Other", methodsPage)
@@ -30,11 +31,12 @@ func TestDeletedChatsProposalsAreSupersededAndUnreachable(t *testing.T) {
 		t.Fatalf("the other page's chat after a refused delete: %d", r.Status)
 	}
 
-	if res := htmxPost(c, fmt.Sprintf("/pages/%d/chats/delete", id), url.Values{"id": {fmt.Sprint(eid)}}); res.Status != http.StatusOK {
+	res := htmxPost(c, fmt.Sprintf("/pages/%d/chats/delete", id), url.Values{"id": {fmt.Sprint(eid)}})
+	if res.Status != http.StatusOK {
 		t.Fatalf("delete: %d %s", res.Status, res.Body)
 	}
-	if s := proposalStatus(t, app, pid); s != "superseded" {
-		t.Errorf("a deleted chat's proposal is %s", s)
+	if !strings.Contains(res.Body, `data-testid="undo"`) || !strings.Contains(res.Body, fmt.Sprintf("/pages/%d/chats/restore", id)) {
+		t.Errorf("the delete offers no Undo: %s", res.Body)
 	}
 	if r := c.Get(fmt.Sprintf("/pages/%d/proposals/%d", id, pid)); r.Status != http.StatusNotFound {
 		t.Errorf("a deleted chat's proposal shows: %d", r.Status)
@@ -46,6 +48,22 @@ func TestDeletedChatsProposalsAreSupersededAndUnreachable(t *testing.T) {
 	}
 	if storedPage(t, app, id).Content != methodsPage {
 		t.Error("a deleted chat's proposal changed the page")
+	}
+	if r := htmxPost(c, fmt.Sprintf("/pages/%d/chats/restore", other), url.Values{"ids": {fmt.Sprint(eid)}}); r.Status != http.StatusNotFound {
+		t.Errorf("restoring this page's chat through another page: %d", r.Status)
+	}
+	if r := htmxPost(c, fmt.Sprintf("/pages/%d/chats/restore", id), url.Values{}); r.Status != http.StatusBadRequest {
+		t.Errorf("restore with no ids: %d", r.Status)
+	}
+	res = htmxPost(c, fmt.Sprintf("/pages/%d/chats/restore", id), url.Values{"ids": {fmt.Sprint(eid)}})
+	if res.Status != http.StatusOK || !strings.Contains(res.Body, fmt.Sprintf(`data-page-chat="%d"`, eid)) {
+		t.Fatalf("restore: %d %s", res.Status, res.Body)
+	}
+	if s := proposalStatus(t, app, pid); s != "pending" {
+		t.Errorf("the restored chat's proposal is %s", s)
+	}
+	if r := acceptAll(c, id, pid); r.Status != http.StatusOK || strings.Contains(storedPage(t, app, id).Content, "## Results") {
+		t.Errorf("accepting the restored chat's proposal: %d", r.Status)
 	}
 }
 

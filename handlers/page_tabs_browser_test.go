@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -27,7 +28,7 @@ func secondTab(t *testing.T, app *handlerstest.App, id int64) browser {
 }
 
 // A tab with no unsaved text shows, without a reload, what another tab saved and a proposal the
-// other tab accepted.
+// other tab accepted, as soon as the page's event stream announces them.
 func TestBrowserSecondTabSeesSavesAndAcceptedProposals(t *testing.T) {
 	app := handlerstest.Start(t)
 	one := signInBrowser(t, app)
@@ -39,8 +40,16 @@ func TestBrowserSecondTabSeesSavesAndAcceptedProposals(t *testing.T) {
 	askInPanel(one, "rename section Methods to Approach", 1)
 	one.eval(lastProposal + `.querySelector('[data-testid=accept]').click(), ''`)
 	one.waitFor("accepted", `document.querySelector('#page-content').value.includes('## Approach')`)
+	accepted := time.Now()
 	two.waitFor("tab 2 shows the accepted proposal", `document.querySelector('#page-content').value.includes('## Approach') &&
 		document.querySelector('#page-content').value.includes('Results typed in tab 1.')`)
+	// The page's event stream brings it (there is no polling): well within a second on a quiet
+	// machine; the bound leaves room for a loaded one.
+	if took := time.Since(accepted); took > 2*time.Second {
+		t.Errorf("tab 2 showed the accepted proposal %s after tab 1", took)
+	} else {
+		t.Logf("tab 2 showed the accepted proposal %s after tab 1", took.Round(time.Millisecond))
+	}
 	// Tab 2 types on from there: its save is based on the version it was shown, so no conflict.
 	typeInEditor(two, "Intro text.", "Intro text, tab 2.")
 	two.waitFor("tab 2 saved", savedStatus)

@@ -25,6 +25,7 @@ func (a *app) historyRoutes(e *echo.Echo) {
 	e.POST("/sessions/:id/rename", a.submitRename, a.requireOwner)
 	e.POST("/sessions/:id/delete", a.submitDelete, a.requireOwner)
 	e.GET("/sessions/:id/messages", a.showOlderMessages, a.requireChatterOwner)
+	e.GET("/sessions/:id/messages/:mid/arguments", a.showToolArguments, a.requireChatterOwner)
 	e.POST("/sessions/:id/messages/:mid/regenerate", a.submitRegenerate, a.requireChatterOwner)
 	e.POST("/sessions/:id/messages/:mid/edit", a.submitEdit, a.requireChatterOwner)
 	e.POST("/sessions/:id/messages/:mid/switch", a.submitSwitch, a.requireChatterOwner)

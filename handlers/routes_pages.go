@@ -14,12 +14,14 @@ func (a *app) pageRoutes(e *echo.Echo) {
 	e.GET("/pages/:id/edit", a.showEditor, v)
 	e.POST("/pages/:id/save", a.savePage, v)
 	e.GET("/pages/:id/sync", a.syncPage, v)
+	e.GET("/pages/:id/events", a.pageEvents, v)
 	e.POST("/pages/:id/preview", a.previewPage, v)
 	e.POST("/pages/:id/trash", a.trashPage, v)
 	e.POST("/pages/:id/restore", a.restorePage, v)
 	e.POST("/pages/:id/purge", a.purgePage, v)
 
 	e.GET("/pages/:id/revisions", a.showRevisions, v)
+	e.GET("/pages/:id/revisions/compare", a.compareRevisions, v)
 	e.GET("/pages/:id/revisions/:rid", a.showRevision, v)
 	e.POST("/pages/:id/revisions/:rid/restore", a.restoreRevision, v)
 
@@ -33,4 +35,5 @@ func (a *app) pageRoutes(e *echo.Echo) {
 	e.POST("/pages/:id/chats", a.submitPageMessage, v)
 	e.POST("/pages/:id/chats/:eid/messages", a.submitPageMessage, v)
 	e.POST("/pages/:id/chats/delete", a.deletePageChats, v)
+	e.POST("/pages/:id/chats/restore", a.restorePageChats, v)
 }

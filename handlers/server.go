@@ -186,6 +186,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	e.POST("/sessions/:id/stop", a.submitStop, a.requireChatter)
 	e.POST("/sessions/:id/messages/:mid/retry", a.submitRetry, a.requireChatter)
 	e.POST("/preferences/tools", a.submitToolsToggle, a.requireViewer)
+	e.POST("/preferences/page-side-width", a.submitPageSideWidth, a.requireViewer)
 	// Each area registers its routes in its own routes_*.go file.
 	a.pageRoutes(e)
 	a.historyRoutes(e)

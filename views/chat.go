@@ -91,17 +91,21 @@ type TeamMemberView struct {
 // MessageView is one message as rendered. HTML is sanitised markdown for assistant text; Text is
 // plain text for user messages, arguments and results.
 type MessageView struct {
-	ID          int64
-	Role        string
-	Status      string
-	Text        string
-	HTML        string
-	ToolLabel   string
-	Arguments   string
-	Result      string
-	DurationMS  int
-	AgentName   string
-	AgentAvatar string
+	ID        int64
+	Role      string
+	Status    string
+	Text      string
+	HTML      string
+	ToolLabel string
+	// Arguments is a tool call's arguments, pretty-printed JSON, cut to their opening when long
+	// (a whole-page rewrite carries the document); ArgumentsMore counts the characters left out,
+	// which load when the person asks (GET /sessions/{id}/messages/{mid}/arguments).
+	Arguments     string
+	ArgumentsMore int
+	Result        string
+	DurationMS    int
+	AgentName     string
+	AgentAvatar   string
 	// AgentAccent is the answering agent's theme colour ("" for none), so each member of a team
 	// answers in its own colours.
 	AgentAccent string
@@ -224,6 +228,8 @@ type TrashItem struct {
 	ID        int64
 	Title     string
 	DeletedAt time.Time
+	// Page is the title of the page a page chat is about ("" for a general conversation).
+	Page string
 }
 
 // ShareLink is one share link of a conversation, as its owner sees it.

@@ -97,6 +97,17 @@ func idsOf(ids []int64) []string {
 	return s
 }
 
+// joinSections lists the sections a revision touched: "Methods · Results".
+func joinSections(titles []string) string { return strings.Join(titles, " · ") }
+
+// restoreURL is where the toast's Undo posts.
+func (u Undo) restoreURL() string {
+	if u.RestoreURL != "" {
+		return u.RestoreURL
+	}
+	return "/history/restore"
+}
+
 // undoJSON is the hx-vals of the Undo toast's restore: {"ids": ["1", "2"], "open": "1"}.
 func undoJSON(u Undo) string {
 	vals := map[string]any{"ids": idsOf(u.IDs)}

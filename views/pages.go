@@ -49,6 +49,8 @@ type PageEditor struct {
 	History []PageChatItem
 	// Revisions, when set, opens the side panel on the revisions instead of the chat.
 	Revisions *Revisions
+	// SideWidth is the side panel's width the person chose, in CSS pixels (0: the default 40%).
+	SideWidth int
 }
 
 // PageChatItem is one conversation in the page chat's history list.
@@ -129,6 +131,10 @@ type RevisionRow struct {
 	EditSource string
 	At         time.Time
 	Current    bool
+	// Adds and Dels count the lines it added and removed against the revision before; Sections
+	// names the sections it touched.
+	Adds, Dels int
+	Sections   []string
 }
 
 // RevisionDetail is one revision's diff against the one before it, with Restore.
@@ -141,6 +147,9 @@ type RevisionDetail struct {
 	First      bool
 	Current    bool
 	Diff       DiffView
+	// Against is the version compared with when two picked revisions are compared (0: the
+	// revision before); then ID and Version are the newer one's.
+	Against int
 }
 
 // ProposalView is a proposal under its assistant message.

@@ -159,6 +159,7 @@
       s.inflight = null;
       if (s.retry) { s.retry = false; s.queued = false; retryLater(s, why); return; }
       if (s.queued) { s.queued = false; if (dirty(s)) schedule(); }
+      syncFromServer();
     });
     return s.inflight;
   }
@@ -309,13 +310,14 @@
     htmx.trigger(document.body, "parley:page-saved");
   }
 
-  // Other tabs and devices: every few seconds while this tab is visible (and when it comes back),
-  // ask whether the page changed elsewhere. With no unsaved text the editor takes the new text in
-  // place; with unsaved text it saves now, which merges the two or shows the conflict view.
-  var SYNC_MS = 4000;
+  // Other tabs and devices: the page's event stream says when the page was stored at a newer
+  // version (on connect too, so a reconnect catches up); the editor then reads it from /sync.
+  // With no unsaved text the editor takes the new text in place; with unsaved text it saves now,
+  // which merges the two or shows the conflict view. A version announced while a save or a sync
+  // is in flight is read once that ends.
   function syncFromServer() {
     var s = editor();
-    if (!s || s.inflight || s.conflict || s.syncing || document.hidden) return;
+    if (!s || s.inflight || s.conflict || s.syncing || !(s.announced > s.version)) return;
     s.syncing = true;
     var asked = s.version;
     fetch(s.root.getAttribute("data-sync-url") + "?version=" + asked, {
@@ -333,10 +335,36 @@
         if (!$("page-preview").classList.contains("hidden")) preview(true);
         htmx.trigger(document.body, "parley:page-saved");
       });
-    }).catch(function () { /* offline: the next round asks again */ }).then(function () { s.syncing = false; });
+    }).catch(function () { /* offline: the stream's reconnect announces the version again */ }).then(function () {
+      s.syncing = false;
+      syncFromServer();
+    });
   }
-  setInterval(syncFromServer, SYNC_MS);
-  document.addEventListener("visibilitychange", syncFromServer);
+
+  // listenForChanges keeps the open editor's event stream; a stream the server refused (or that
+  // the browser gave up on) is opened again after a while.
+  var events = null;
+  function listenForChanges() {
+    var root = $("page-editor");
+    var url = root && root.getAttribute("data-events-url");
+    if (events && (!url || events.url !== new URL(url, location.href).href)) { events.close(); events = null; }
+    if (!url || events) return;
+    var es = new EventSource(url);
+    events = es;
+    es.addEventListener("page-changed", function (event) {
+      var s = editor();
+      if (!s || events !== es) return;
+      s.announced = Math.max(s.announced || 0, parseInt(event.data, 10) || 0);
+      syncFromServer();
+    });
+    es.onerror = function () {
+      if (es.readyState !== EventSource.CLOSED || events !== es) return;
+      events = null;
+      setTimeout(listenForChanges, 5000);
+    };
+  }
+  document.addEventListener("DOMContentLoaded", listenForChanges);
+  document.addEventListener("htmx:load", listenForChanges);
 
   // The address names the page chat on screen (?chat=id), so a reload reopens the one being read
   // rather than the most recently active one.
@@ -465,6 +493,51 @@
   document.addEventListener("change", function (event) {
     var form = event.target.closest("form[data-proposal]");
     if (form && event.target.name === "row") updateApplyCount(form);
+    if (event.target.name === "compare" && event.target.closest("#revision-list")) updateCompare();
+  });
+
+  // The revisions panel: Compare works with exactly two rows ticked.
+  function updateCompare() {
+    var btn = document.querySelector("[data-compare-revisions]");
+    if (btn) btn.disabled = document.querySelectorAll("#revision-list input[name=compare]:checked").length !== 2;
+  }
+
+  // selectRevision marks the row whose diff opens under it (one at a time) and closes the others;
+  // it reports false when the row was open, which then closes instead.
+  function selectRevision(button) {
+    var li = button.closest("li[data-revision]");
+    var open = li.getAttribute("aria-current") === "true";
+    document.querySelectorAll("#revision-list li[data-revision]").forEach(function (other) {
+      other.removeAttribute("aria-current");
+      other.querySelector("[data-revision-detail]").innerHTML = "";
+      other.querySelector("[data-revision-row]").setAttribute("aria-expanded", "false");
+    });
+    if (open) return false;
+    li.setAttribute("aria-current", "true");
+    button.setAttribute("aria-expanded", "true");
+    return true;
+  }
+
+  // ↑ / ↓ (Home / End) move between the revision rows; Enter or Space opens one (a button).
+  document.addEventListener("keydown", function (event) {
+    var row = event.target.closest && event.target.closest("[data-revision-row]");
+    if (!row) return;
+    var rows = Array.prototype.slice.call(document.querySelectorAll("#revision-list [data-revision-row]"));
+    var i = rows.indexOf(row);
+    switch (event.key) {
+      case "ArrowDown": i = Math.min(i + 1, rows.length - 1); break;
+      case "ArrowUp": i = Math.max(i - 1, 0); break;
+      case "Home": i = 0; break;
+      case "End": i = rows.length - 1; break;
+      default: return;
+    }
+    event.preventDefault();
+    rows[i].focus();
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var t = event.detail.target;
+    if (t && t.matches && t.matches("[data-revision-detail], #revision-compare")) t.scrollIntoView({ block: "nearest" });
   });
 
   document.addEventListener("click", function (event) {
@@ -487,6 +560,11 @@
       var l = $("page-chat-history");
       l.classList.add("hidden");
       l.classList.remove("flex");
+    }
+    var revision = t.closest("[data-revision-row]");
+    if (revision && !selectRevision(revision)) {
+      event.preventDefault();
+      event.stopPropagation(); // an open row closes: no request
     }
     var conflict = t.closest("[data-conflict]");
     if (conflict) resolveConflict(conflict.getAttribute("data-conflict"));
@@ -524,9 +602,10 @@
   });
 
   // Drag the handle to resize the side panel (between 18rem and 75% of the width), or focus it
-  // and use the arrow keys (Home / End for the narrowest / widest). The width is kept in this
-  // browser for the next page load.
-  var WIDTH_KEY = "parley:page-side-width";
+  // and use the arrow keys (Home / End for the narrowest / widest). The width is stored with the
+  // person's account (POST /preferences/page-side-width), so every browser of theirs opens the
+  // editor with it; the handle's aria-valuenow says it in pixels.
+  var keepTimer = null;
   function setSideWidth(width, keep) {
     var root = $("page-editor").getBoundingClientRect();
     var max = Math.max(288, root.width * 0.75);
@@ -536,12 +615,18 @@
     handle.setAttribute("aria-valuemin", "288");
     handle.setAttribute("aria-valuemax", String(Math.round(max)));
     handle.setAttribute("aria-valuenow", String(width));
-    if (keep) { try { localStorage.setItem(WIDTH_KEY, String(width)); } catch (e) { /* private mode */ } }
+    if (!keep) return;
+    $("side-panel").setAttribute("data-side-width", String(width));
+    clearTimeout(keepTimer); // a run of key presses or a drag stores its last width once
+    keepTimer = setTimeout(function () {
+      htmx.ajax("POST", "/preferences/page-side-width", { values: { width: String(width) }, swap: "none", source: handle });
+    }, 300);
   }
   function restoreSideWidth() {
-    if (!$("page-editor") || !$("side-panel") || phone()) return; // on a phone the panel covers the editor
-    var kept = parseInt(localStorage.getItem(WIDTH_KEY) || "", 10);
-    if (kept > 0) setSideWidth(kept, false);
+    var side = $("side-panel");
+    if (!$("page-editor") || !side || phone()) return; // on a phone the panel covers the editor
+    var kept = parseInt(side.getAttribute("data-side-width") || "", 10);
+    setSideWidth(kept > 0 ? kept : side.getBoundingClientRect().width, false);
   }
   restoreSideWidth();
   document.addEventListener("htmx:load", function (event) {
