@@ -68,7 +68,17 @@ func signInBrowser(t *testing.T, app *handlerstest.App) browser {
 		chromedp.Click(chromedp.CSS(`form[action="/signin"] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=welcome]`)),
 	)
+	b.loaded("the chat page", `[data-testid=welcome]`)
 	return b
+}
+
+// loaded waits until the page showing selector has finished loading, its deferred scripts run
+// (readyState "complete"), so that a key or a click is handled. A page a click navigated to can
+// be visible while its scripts are still loading (under load, for hundreds of milliseconds):
+// keys sent then do nothing.
+func (b browser) loaded(what, selector string) {
+	b.t.Helper()
+	b.waitFor(what+" loaded", `document.readyState === 'complete' && document.querySelector(`+jsString(selector)+`)`)
 }
 
 const answerText = `document.querySelector('[data-role=assistant]:last-of-type [data-testid=answer]')?.innerText ?? ''`

@@ -20,6 +20,7 @@ func createPageInBrowser(b browser, app *handlerstest.App, title, content string
 		chromedp.Click(chromedp.CSS(`[data-testid=create-page]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#page-content`)),
 	)
+	b.loaded("the page editor", `#page-content`)
 }
 
 // typeInEditor replaces old with new in the editor's text as typing would (an input event).
