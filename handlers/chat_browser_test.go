@@ -21,7 +21,13 @@ type browser struct {
 
 func (b browser) do(what string, actions ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	b.doWithin(what, 20*time.Second, actions...)
+}
+
+// doWithin runs the actions as one step that may take up to within (do allows 20 s).
+func (b browser) doWithin(what string, within time.Duration, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, within)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		b.t.Fatalf("%s: %v", what, err)
