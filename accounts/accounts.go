@@ -35,6 +35,7 @@ type Store interface {
 	CreateUserSession(ctx context.Context, tokenHash []byte, userID int64, userAgent, ip string, expiresAt time.Time) error
 	UserBySession(ctx context.Context, tokenHash []byte, ttl time.Duration) (db.User, error)
 	DeleteUserSession(ctx context.Context, tokenHash []byte) error
+	DeleteExpiredSessions(ctx context.Context) (users, guests int64, err error)
 }
 
 // Service signs people up and in. SessionTTL is how long an unused session lives.

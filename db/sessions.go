@@ -50,19 +50,17 @@ func (s *Store) DeleteUserSession(ctx context.Context, tokenHash []byte) error {
 	return notFound(err, "delete user session")
 }
 
-// DeleteUserSessions revokes every session of a user and returns how many there were.
-func (s *Store) DeleteUserSessions(ctx context.Context, userID int64) (int64, error) {
-	res, err := s.DB.ExecContext(ctx, `DELETE FROM user_sessions WHERE user_id = $1`, userID)
-	if err != nil {
-		return 0, notFound(err, "delete user sessions")
-	}
-	return res.RowsAffected()
-}
-
-// DeleteExpiredSessions removes expired user and guest sessions that own nothing.
-func (s *Store) DeleteExpiredSessions(ctx context.Context) error {
-	_, err := s.DB.ExecContext(ctx, `DELETE FROM user_sessions WHERE expires_at < now()`)
-	return notFound(err, "delete expired sessions")
+// DeleteExpiredSessions removes expired sign-ins and the expired guest sessions that own no
+// conversation (a guest's conversations stay with their session, which the cascade would delete),
+// and returns how many of each it removed. It is one idempotent statement: instances that run it
+// at the same time only repeat each other's work.
+func (s *Store) DeleteExpiredSessions(ctx context.Context) (users, guests int64, err error) {
+	err = s.DB.QueryRowxContext(ctx, `
+		WITH u AS (DELETE FROM user_sessions WHERE expires_at < now() RETURNING 1),
+		     g AS (DELETE FROM guest_sessions gs WHERE gs.expires_at < now()
+		             AND NOT EXISTS (SELECT 1 FROM chat_exchange e WHERE e.guest_session_id = gs.id) RETURNING 1)
+		SELECT (SELECT count(*) FROM u), (SELECT count(*) FROM g)`).Scan(&users, &guests)
+	return users, guests, notFound(err, "delete expired sessions")
 }
 
 // CreateGuestSession stores an anonymous visitor's session by the SHA-256 of its token and returns its id.

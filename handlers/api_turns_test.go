@@ -221,7 +221,7 @@ func TestAPIRegenerateKeepsEveryVersion(t *testing.T) {
 	got := make(chan handlerstest.Response, 1)
 	go func() { got <- api.do("POST", "/api/chat", `{"query": "slow"}`) }()
 	id := latestExchange(t, app)
-	time.Sleep(900 * time.Millisecond)
+	waitText(t, app, id)
 	htmxPost(c, fmt.Sprintf("/sessions/%d/stop", id), url.Values{})
 	var stopped chatResponse
 	_ = json.Unmarshal([]byte((<-got).Body), &stopped)

@@ -21,7 +21,13 @@ type browser struct {
 
 func (b browser) do(what string, actions ...chromedp.Action[chromedp.Void]) {
 	b.t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	b.doWithin(what, 20*time.Second, actions...)
+}
+
+// doWithin runs the actions as one step that may take up to within (do allows 20 s).
+func (b browser) doWithin(what string, within time.Duration, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, within)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		b.t.Fatalf("%s: %v", what, err)
@@ -68,7 +74,17 @@ func signInBrowser(t *testing.T, app *handlerstest.App) browser {
 		chromedp.Click(chromedp.CSS(`form[action="/signin"] button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=welcome]`)),
 	)
+	b.loaded("the chat page", `[data-testid=welcome]`)
 	return b
+}
+
+// loaded waits until the page showing selector has finished loading, its deferred scripts run
+// (readyState "complete"), so that a key or a click is handled. A page a click navigated to can
+// be visible while its scripts are still loading (under load, for hundreds of milliseconds):
+// keys sent then do nothing.
+func (b browser) loaded(what, selector string) {
+	b.t.Helper()
+	b.waitFor(what+" loaded", `document.readyState === 'complete' && document.querySelector(`+jsString(selector)+`)`)
 }
 
 const answerText = `document.querySelector('[data-role=assistant]:last-of-type [data-testid=answer]')?.innerText ?? ''`

@@ -58,8 +58,8 @@ func (a *app) streamEvents(c echo.Context) error {
 	}
 
 	s := startSSE(c)
-	known := map[int64]bool{} // messages this stream has shown
-	if err := a.sendSnapshot(ctx, s, c, id, known); err != nil {
+	shown := newShownMessages() // messages this stream has shown, and how
+	if err := a.sendSnapshot(ctx, s, c, id, shown); err != nil {
 		end()
 		return nil // the client went away or the write failed: nothing more to say
 	}
@@ -69,18 +69,18 @@ func (a *app) streamEvents(c echo.Context) error {
 		go func() {
 			defer end()
 			defer cancel()
-			a.followStream(detached, s, dc, id, sub, live, known)
+			a.followStream(detached, s, dc, id, sub, live, shown)
 		}()
 		return nil
 	}
 	defer end()
-	a.followStream(ctx, s, c, id, sub, live, known)
+	a.followStream(ctx, s, c, id, sub, live, shown)
 	return nil
 }
 
 // followStream sends the conversation's changes on s after its snapshot, until ctx ends, the
 // server closes or a write fails.
-func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id int64, sub *chat.Subscription, live *chat.LiveWatch, known map[int64]bool) {
+func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id int64, sub *chat.Subscription, live *chat.LiveWatch, shown *shownMessages) {
 	agents := map[int64]db.Agent{} // the agents of shown messages, read once per stream
 	hasText := map[int64]bool{}    // messages whose text this stream has shown
 	var err error
@@ -113,9 +113,9 @@ func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id
 			continue
 		case <-sub.Ready():
 			if sub.Resynced() { // notices may have been lost: show everything again
-				clear(known)
+				clear(shown.items)
 				clear(hasText)
-				if err := a.sendSnapshot(ctx, s, c, id, known); err != nil {
+				if err := a.sendSnapshot(ctx, s, c, id, shown); err != nil {
 					return // the database is unreachable: end, so the browser reconnects for a snapshot
 				}
 				sub.Take()
@@ -167,13 +167,13 @@ func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id
 		}
 		// Intermediate text waits for the coalescing window; a new message, the first text of an
 		// answer and a finished message go out at once, so the end of an answer is never held back.
-		if wait := streamCoalesce - time.Since(last); wait > 0 && !firstText && !urgent(ids, msgs, known, hasText) {
+		if wait := streamCoalesce - time.Since(last); wait > 0 && !firstText && !urgent(ids, msgs, shown, hasText) {
 			if window == nil {
 				window = time.After(wait)
 			}
 			continue
 		}
-		if err := a.sendChanges(ctx, s, id, ids, msgs, known, agents); err != nil {
+		if err := a.sendChanges(ctx, s, id, ids, msgs, shown, agents); err != nil {
 			return
 		}
 		for _, m := range msgs {
@@ -211,9 +211,9 @@ func overlayLive(msgs []db.Message, la chat.LiveAnswer) {
 
 // urgent reports whether a change must be sent without waiting: a message the stream has not
 // shown yet, the first text of an answer, or a message that is no longer being generated.
-func urgent(ids []int64, msgs []db.Message, known, hasText map[int64]bool) bool {
+func urgent(ids []int64, msgs []db.Message, shown *shownMessages, hasText map[int64]bool) bool {
 	for _, id := range ids {
-		if !known[id] {
+		if !shown.has(id) {
 			return true
 		}
 	}
@@ -239,8 +239,9 @@ func appendNew(a, more []int64) []int64 {
 
 // sendChanges sends one partial per changed message, in display order: a message the stream has
 // shown replaces itself; a new one is inserted before the next message the stream has shown (or at
-// the end), so a new turn never costs re-rendering the whole conversation.
-func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, ids []int64, msgs []db.Message, known map[int64]bool, agents map[int64]db.Agent) error {
+// the end), so a new turn never costs re-rendering the whole conversation. A message whose markup
+// (and the busy flag) the client already has is not sent (see shownMessages).
+func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, ids []int64, msgs []db.Message, shown *shownMessages, agents map[int64]db.Agent) error {
 	var missing []int64
 	for _, id := range agentIDs(msgs) {
 		if _, ok := agents[id]; !ok {
@@ -259,39 +260,50 @@ func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, i
 		return err
 	}
 	isBusy := busy(msgs)
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
 	for i, m := range msgs {
 		if !slices.Contains(ids, m.ID) {
 			continue
 		}
-		first := !known[m.ID]
 		v := messageViewAt(msgs, i, agents)
 		setVersions(&v, versions)
-		var html string
-		if known[m.ID] {
-			html, err = renderOOB(ctx, v, exchangeID, "", isBusy)
-		} else {
+		fp, err := renderItem(ctx, buf, v, exchangeID)
+		if err != nil {
+			return err
+		}
+		sent, first := shown.items[m.ID], !shown.has(m.ID)
+		if !first && sent == fp && shown.busy == isBusy {
+			continue // the client shows exactly this
+		}
+		if first {
 			where := "beforeend:#message-list"
 			for _, next := range msgs[i+1:] {
-				if known[next.ID] {
+				if shown.has(next.ID) {
 					where = "beforebegin:#" + views.MessageElementID(next.ID)
 					break
 				}
 			}
-			html, err = renderOOB(ctx, v, exchangeID, where, isBusy)
-			known[m.ID] = true
+			buf.Reset()
+			err = views.MessagesInsert(where, []views.MessageView{v}, exchangeID).Render(ctx, buf)
+		}
+		if err == nil {
+			err = views.ChatStatus(isBusy, true).Render(ctx, buf)
 		}
 		if err != nil {
 			return err
 		}
-		if err := s.event(eventName(m, first), html); err != nil {
+		shown.items[m.ID], shown.busy = fp, isBusy
+		if err := s.event(eventName(m, first), buf.String()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// sendSnapshot sends every message as one partial replacing the list's contents.
-func (a *app) sendSnapshot(ctx context.Context, s *sseWriter, c echo.Context, exchangeID int64, known map[int64]bool) error {
+// sendSnapshot sends every message as one partial replacing the list's contents, and records them
+// as shown.
+func (a *app) sendSnapshot(ctx context.Context, s *sseWriter, c echo.Context, exchangeID int64, shown *shownMessages) error {
 	pane, err := a.chatPane(ctx, c, exchangeID)
 	if err != nil {
 		return err
@@ -306,28 +318,10 @@ func (a *app) sendSnapshot(ctx context.Context, s *sseWriter, c echo.Context, ex
 	if err := views.ChatStatus(pane.Busy, true).Render(ctx, buf); err != nil {
 		return err
 	}
-	for _, m := range pane.Messages {
-		known[m.ID] = true
+	if err := shown.remember(ctx, pane); err != nil {
+		return err
 	}
 	return s.event("snapshot", buf.String())
-}
-
-// renderOOB renders one message as an out-of-band partial, plus the busy flag. An empty insert
-// replaces the message's element; otherwise insert is where a new element goes (see
-// views.MessagesInsert).
-func renderOOB(ctx context.Context, m views.MessageView, exchangeID int64, insert string, isBusy bool) (string, error) {
-	var buf bytes.Buffer
-	var c templ.Component
-	if insert == "" {
-		m.OOB = true
-		c = views.MessageItem(m, exchangeID)
-	} else {
-		c = views.MessagesInsert(insert, []views.MessageView{m}, exchangeID)
-	}
-	if err := templ.Join(c, views.ChatStatus(isBusy, true)).Render(ctx, &buf); err != nil {
-		return "", err
-	}
-	return buf.String(), nil
 }
 
 // eventName is Gnosari's name for what a message's state says happened; the user's own message

@@ -53,6 +53,23 @@ func waitAnswer(t *testing.T, app *handlerstest.App, exchangeID int64) db.Messag
 	return db.Message{}
 }
 
+// waitText polls until the exchange's last answer is streaming with some of its text stored, so a
+// test acts on an answer under way however slowly the machine runs (a fixed sleep guesses).
+func waitText(t *testing.T, app *handlerstest.App, exchangeID int64) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		var streaming bool
+		_ = app.Store.DB.Get(&streaming, `SELECT status = 'streaming' AND content <> '' FROM chat_message
+			WHERE exchange_id = $1 AND role = 'assistant' ORDER BY id DESC LIMIT 1`, exchangeID)
+		if streaming {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the answer stored no text within 15 s")
+}
+
 func exchangeFromPush(t *testing.T, res handlerstest.Response) int64 {
 	t.Helper()
 	var id int64
@@ -207,7 +224,7 @@ func TestStopKeepsPartialAnswerAsCancelled(t *testing.T) {
 	})
 	app, c := signedIn(t, handlerstest.WithUpstream(up))
 	id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"count"}, "idempotency_key": {"a"}}))
-	time.Sleep(350 * time.Millisecond)
+	waitText(t, app, id)
 	if res := htmxPost(c, fmt.Sprintf("/sessions/%d/stop", id), url.Values{}); res.Status != http.StatusNoContent {
 		t.Fatalf("stop: %d", res.Status)
 	}

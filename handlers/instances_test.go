@@ -131,7 +131,9 @@ func TestStartingAnotherInstanceLeavesLiveAnswersRunning(t *testing.T) {
 	for i := range 3 {
 		ids = append(ids, exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"count"}, "idempotency_key": {fmt.Sprint("k", i)}})))
 	}
-	time.Sleep(200 * time.Millisecond) // A is streaming all three
+	for _, id := range ids {
+		waitText(t, a, id) // A is streaming all three
+	}
 	handlerstest.Start(t, handlerstest.WithUpstream(up), onDatabase(a.Config.DatabaseURL), withLease(time.Second))
 	for _, id := range ids {
 		m := waitAnswer(t, a, id)

@@ -35,13 +35,7 @@ const lastProposal = `Array.from(document.querySelectorAll('[data-testid=proposa
 func TestBrowserPageAssistantProposalsAcceptUndoRejectStale(t *testing.T) {
 	app := handlerstest.Start(t)
 	b := signInBrowser(t, app)
-	b.do("create a page",
-		chromedp.Navigate(app.URL+"/pages/new"),
-		chromedp.SendKeys(chromedp.CSS(`input[name=title]`), "Report"),
-		chromedp.SetValue(chromedp.CSS(`textarea[name=content]`), methodsPage),
-		chromedp.Click(chromedp.CSS(`[data-testid=create-page]`)),
-		chromedp.WaitVisible(chromedp.CSS(`#page-content`)),
-	)
+	createPageInBrowser(b, app, "Report", methodsPage)
 	if got := b.eval(`document.querySelector('#page-content').value`); got != methodsPage {
 		t.Fatalf("editor shows %q", got)
 	}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -13,13 +14,16 @@ import (
 // createPageInBrowser makes a page through the new-page form and opens it in the editor.
 func createPageInBrowser(b browser, app *handlerstest.App, title, content string) {
 	b.t.Helper()
-	b.do("create a page",
+	// A minute: a page near the 1 MB limit (45,000 lines) takes over 20 s to send, store and lay out
+	// under -race on a loaded machine (TestBrowserNewPageFormTakesA990KBPage took 35 s at load 19).
+	b.doWithin("create a page", time.Minute,
 		chromedp.Navigate(app.URL+"/pages/new"),
 		chromedp.SendKeys(chromedp.CSS(`input[name=title]`), title),
 		chromedp.SetValue(chromedp.CSS(`textarea[name=content]`), content),
 		chromedp.Click(chromedp.CSS(`[data-testid=create-page]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#page-content`)),
 	)
+	b.loaded("the page editor", `#page-content`)
 }
 
 // typeInEditor replaces old with new in the editor's text as typing would (an input event).

@@ -64,6 +64,7 @@ func TestBrowserNewPageOverTheBodyLimitKeepsTheText(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`[data-testid=back-to-form]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#new-page-form`)),
 	)
+	b.loaded("the new page form", `#new-page-form`) // its script puts the text back
 	if got := b.eval(`document.querySelector('textarea[name=content]').value`); got != content {
 		t.Fatalf("the form holds %d bytes, want the %d typed", len(got), len(content))
 	}

@@ -64,6 +64,7 @@ func TestAccessLogOmitsQueryStrings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { srv.StopGenerating(context.Background()) })
 	req := httptest.NewRequest("POST", "/api/chat?query=my+secret+question", nil)
 	srv.ServeHTTP(httptest.NewRecorder(), req)
 	if !strings.Contains(logs.String(), "/api/chat") || strings.Contains(logs.String(), "secret") {

@@ -59,6 +59,8 @@ type app struct {
 	imports *imports.Runner
 	// oidc signs people in through an OpenID Connect provider; nil when none is configured.
 	oidc *accounts.OIDC
+	// stopPurge stops the loop that deletes expired sessions.
+	stopPurge func()
 }
 
 // Server is the HTTP handler plus the answer generator it runs. At shutdown call CloseStreams
@@ -72,8 +74,9 @@ type Server struct {
 func (s *Server) CloseStreams() { s.app.closeOnce.Do(func() { close(s.app.closing) }) }
 
 // StopGenerating lets running answers finish until ctx ends, then stores them as interrupted, and
-// stops the change notifier.
+// stops the change notifier and the purge of expired sessions.
 func (s *Server) StopGenerating(ctx context.Context) {
+	s.app.stopPurge()
 	s.app.imports.Shutdown(ctx)
 	s.app.generator.Shutdown(ctx)
 	s.app.notifier.Close()
@@ -120,6 +123,11 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 	a.heartbeat = newHeartbeat(d.Config.StreamHeartbeat, a.closing)
 	go a.limits.forgetFullBuckets(10*time.Minute, a.closing)
 	a.generator.KeepLeases() // reaps answers of instances that died (this one's last run included)
+	a.stopPurge = a.accounts.PurgeSessions(accounts.PurgeSessionsEvery, func(err error) {
+		if !db.Unreachable(err) {
+			a.log.Warn("deleting expired sessions", "error", err)
+		}
+	})
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true

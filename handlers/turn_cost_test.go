@@ -23,12 +23,12 @@ import (
 // then 17 and 6 (issue 10 asks ≤ 10 and ≤ 3; the rate-limit UPSERT, shared by every instance,
 // is the fourth commit).
 //
-// The batched NOTIFYs for the other instances are counted apart: the notifier gathers a turn's
-// notices for 20 ms, so a turn sends one on a quiet machine and more when it outlasts that window
-// (never more than one per notice: the query, the pending answer, and each write of the answer and
-// of its reasoning and tool items).
+// The batched NOTIFY for the other instances counts as one statement: the notifier gathers a
+// turn's notices for 20 ms, so a turn sends one on a quiet machine and more when it outlasts that
+// window (never more than one per notice: the query, the pending answer, and each write of the
+// answer and of its reasoning and tool items).
 const (
-	maxStatementsPerTurn = 9
+	maxStatementsPerTurn = 10
 	maxCommitsPerTurn    = 4
 	maxNotifiesPerTurn   = 8
 )
@@ -57,21 +57,23 @@ func TestChatTurnStaysWithinItsStatementBudget(t *testing.T) {
 			t.Fatalf("turn %d: status %d\n%s", turn, res.Status, res.Body)
 		}
 		waitQuiet(t, quiet, id, turn)
-		var stmts []dbtest.Statement
+		stmts := settledStatements(log, mark)
 		var lines []string
 		notifies := 0
-		for _, s := range log.Since(mark) {
+		for _, s := range stmts {
 			lines = append(lines, fmt.Sprintf("  [%d] %.160s", s.PID, s.Text))
 			if strings.HasPrefix(s.Text, "SELECT pg_notify(") {
 				notifies++
-				continue
 			}
-			stmts = append(stmts, s)
 		}
+		// The notifier sends what it gathered in each 20 ms (chat's noticeLinger): how many NOTIFY
+		// statements a turn costs depends on how long it takes (one here, three under -race at
+		// load 16), so they count as one.
+		counted := len(stmts) - notifies + min(notifies, 1)
 		commits := dbtest.Commits(stmts)
-		t.Logf("turn %d: %d statements, %d commits, %d NOTIFY batches:\n%s", turn, len(stmts), commits, notifies, strings.Join(lines, "\n"))
-		if len(stmts) > maxStatementsPerTurn || commits > maxCommitsPerTurn {
-			t.Errorf("turn %d ran %d statements with %d commits, want at most %d and %d", turn, len(stmts), commits, maxStatementsPerTurn, maxCommitsPerTurn)
+		t.Logf("turn %d: %d statements (%d NOTIFY), %d commits:\n%s", turn, len(stmts), notifies, commits, strings.Join(lines, "\n"))
+		if counted > maxStatementsPerTurn || commits > maxCommitsPerTurn {
+			t.Errorf("turn %d ran %d statements (NOTIFY batches counted once) with %d commits, want at most %d and %d", turn, counted, commits, maxStatementsPerTurn, maxCommitsPerTurn)
 		}
 		if notifies < 1 || notifies > maxNotifiesPerTurn {
 			t.Errorf("turn %d sent %d NOTIFY batches, want 1 to %d", turn, notifies, maxNotifiesPerTurn)
@@ -80,6 +82,22 @@ func TestChatTurnStaysWithinItsStatementBudget(t *testing.T) {
 			t.Errorf("turn %d: only %d statements logged; is log_statement working?", turn, len(stmts))
 		}
 	}
+}
+
+// settledStatements returns the statements logged since mark once no new one has come for 200 ms
+// (at most 5 s): the notifier's batched NOTIFY follows the last write by 20 ms or, on a loaded
+// machine, much more, and would otherwise be counted in the next turn.
+func settledStatements(log *dbtest.StatementLog, mark int64) []dbtest.Statement {
+	stmts := log.Since(mark)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		more := log.Since(mark)
+		if len(more) == len(stmts) {
+			break
+		}
+		stmts = more
+	}
+	return stmts
 }
 
 // waitQuiet waits until the exchange's answer of turn n is finished and indexed, reading through a
@@ -95,7 +113,6 @@ func waitQuiet(t *testing.T, quiet *sqlx.DB, exchangeID int64, n int) {
 			t.Fatal(err)
 		}
 		if done >= n {
-			time.Sleep(50 * time.Millisecond) // let the generator's last statements land
 			return
 		}
 		time.Sleep(10 * time.Millisecond)

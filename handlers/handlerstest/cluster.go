@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,12 +36,7 @@ func NewCluster(t testing.TB) *Cluster {
 		t.Fatal("no /usr/lib/postgresql/*/bin/initdb: install Debian's postgresql (make test does)")
 	}
 	sort.Strings(bins)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	port := FreePort(t)
 	dir, err := os.MkdirTemp("/var/tmp", "parley-cluster-")
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package handlerstest
 import (
 	"bufio"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -60,12 +59,7 @@ type Process struct {
 func StartProcess(t testing.TB, databaseURL string, env ...string) *Process {
 	t.Helper()
 	bin := Binary(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", FreePort(t))
 	logFile, err := os.CreateTemp("", "parley-process-*.log")
 	if err != nil {
 		t.Fatal(err)
