@@ -83,7 +83,9 @@ func (d *sseDecoder) Next() (sseEvent, error) {
 }
 
 // readLine returns the next line without its terminator. The slice is valid until the next call.
-// A final line with no terminator is not a line: EOF is returned instead.
+// A final line with no terminator is not a line: EOF is returned instead. It scans what the reader
+// has buffered for the first CR or LF with bytes.IndexByte rather than byte by byte: a fast
+// upstream's chunks are a few hundred bytes each, and a 64 KiB read holds hundreds of them.
 func (d *sseDecoder) readLine() ([]byte, error) {
 	d.line = d.line[:0]
 	if d.first {
@@ -93,27 +95,48 @@ func (d *sseDecoder) readLine() ([]byte, error) {
 		}
 	}
 	for {
-		b, err := d.r.ReadByte()
-		if err != nil {
-			return nil, err
+		if d.r.Buffered() == 0 {
+			if _, err := d.r.Peek(1); err != nil {
+				return nil, err
+			}
 		}
+		buf, _ := d.r.Peek(d.r.Buffered())
 		if d.lastCR {
 			d.lastCR = false
-			if b == '\n' {
+			if buf[0] == '\n' {
+				_, _ = d.r.Discard(1)
 				continue
 			}
 		}
-		switch b {
-		case '\n':
-			return d.line, nil
-		case '\r':
-			d.lastCR = true
-			return d.line, nil
+		end := bytes.IndexByte(buf, '\n')
+		scan := buf
+		if end >= 0 {
+			scan = buf[:end]
 		}
-		d.line = append(d.line, b)
-		if len(d.line) > maxSSELine {
+		if cr := bytes.IndexByte(scan, '\r'); cr >= 0 {
+			end = cr
+			d.lastCR = true
+		}
+		if end < 0 {
+			// No terminator buffered yet: keep the bytes and read more.
+			if len(d.line)+len(buf) > maxSSELine {
+				return nil, errSSELineTooLong
+			}
+			d.line = append(d.line, buf...)
+			_, _ = d.r.Discard(len(buf))
+			continue
+		}
+		if len(d.line)+end > maxSSELine {
 			return nil, errSSELineTooLong
 		}
+		line := buf[:end]
+		if len(d.line) > 0 {
+			d.line = append(d.line, line...)
+			line = d.line
+		}
+		// Discarding leaves the buffer's bytes in place until the next read, so line stays valid.
+		_, _ = d.r.Discard(end + 1)
+		return line, nil
 	}
 }
 
