@@ -49,6 +49,12 @@ type answerWriter struct {
 	finished bool
 	// claimed: the answer is marked streaming under this generation's lease (under writeMu).
 	claimed bool
+	// finalStatus and finalMeta are the answer's end, set (under mu) when the final write begins,
+	// so streams here show it before the write lands (LiveAnswer.Status); stored is closed when
+	// that write is done or given up.
+	finalStatus string
+	finalMeta   json.RawMessage
+	stored      chan struct{}
 }
 
 // startRound begins a model call: its reasoning gets a new item. Streams on this instance show the
@@ -114,7 +120,14 @@ func (w *answerWriter) emit(ev agents.Event) error {
 		w.mu.Lock()
 		w.addReasoningLocked(ev.Text)
 		w.scheduleLocked()
+		live := w.reasoning.ID != 0 // stored once: streams here follow its text from memory
+		if live {
+			w.version++
+		}
 		w.mu.Unlock()
+		if live {
+			w.g.live.signal(w.job.ExchangeID)
+		}
 	}
 	return nil
 }
@@ -184,7 +197,14 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 		w.lastFlush = time.Now()
 	}
 	w.finished = mode == flushFinal
+	if w.finished {
+		w.finalStatus, w.finalMeta = status, meta
+		w.version++
+	}
 	w.mu.Unlock()
+	if mode == flushFinal {
+		w.g.live.signalEnd(w.job.ExchangeID) // streams here show the end now, the database gets it next
+	}
 
 	if reasoning != nil {
 		w.storeReasoning(reasoning, item)
@@ -200,6 +220,7 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 		}); err != nil {
 			w.g.Log.Error("storing answer", "error", err)
 		}
+		close(w.stored)
 		w.g.live.remove(w.job.ExchangeID, w) // before the notice: streams then read the final state
 	case text:
 		if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, content, db.StatusStreaming, nil); err != nil {

@@ -271,7 +271,7 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 			return
 		}
 	}
-	w := &answerWriter{g: g, job: job, ctx: store, until: started.Add(g.Timeout)}
+	w := &answerWriter{g: g, job: job, ctx: store, until: started.Add(g.Timeout), stored: make(chan struct{})}
 	g.live.add(job.ExchangeID, w) // until w.finish
 	var usage agents.Usage
 	var result agents.Result

@@ -3,7 +3,9 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"net/http"
 	"slices"
@@ -62,18 +64,20 @@ func (a *app) streamEvents(c echo.Context) error {
 	agents := map[int64]db.Agent{} // the agents of shown messages, read once per stream
 	known := map[int64]bool{}      // messages this stream has shown
 	hasText := map[int64]bool{}    // messages whose text this stream has shown
+	shown := map[int64]uint64{}    // a hash of each message's partial last sent (sendChanges)
 	if err := a.sendSnapshot(ctx, s, c, id, known); err != nil {
 		return nil // the client went away or the write failed: nothing more to say
 	}
 	heartbeat := time.NewTicker(heartbeatEvery)
 	defer heartbeat.Stop()
 	var (
-		last      time.Time        // when changes were last sent
-		pending   []int64          // changed messages not sent yet
-		window    <-chan time.Time // fires when the coalescing window of pending changes ends
-		liveDirty = true           // the live answer may be ahead of what was sent (the snapshot is read from the database)
-		sentLive  int64            // the live answer's version last sent
-		tail      []db.Message     // the last messages read, from just before the live answer on (see liveTail)
+		last          time.Time        // when changes were last sent
+		pending       []int64          // changed messages not sent yet
+		window        <-chan time.Time // fires when the coalescing window of pending changes ends
+		liveDirty     = true           // the live answer may be ahead of what was sent (the snapshot is read from the database)
+		sentLive      int64            // the live answer's version last sent
+		tail          []db.Message     // the last messages read, from just before the live answer on (see liveTail)
+		sentReasoning string           // the live reasoning text last sent
 	)
 	kick := make(chan struct{}, 1)
 	kick <- struct{}{}
@@ -98,6 +102,7 @@ func (a *app) streamEvents(c echo.Context) error {
 			if sub.Resynced() { // notices may have been lost: show everything again
 				clear(known)
 				clear(hasText)
+				clear(shown)
 				if err := a.sendSnapshot(ctx, s, c, id, known); err != nil {
 					return nil // the database is unreachable: end, so the browser reconnects for a snapshot
 				}
@@ -107,6 +112,8 @@ func (a *app) streamEvents(c echo.Context) error {
 			}
 			pending = appendNew(pending, sub.Take())
 		case <-liveReady:
+			liveDirty = true
+		case <-live.Ended(): // the answer's end goes out at once, window or not
 			liveDirty = true
 		case <-window:
 			window, liveDirty = nil, true
@@ -124,7 +131,7 @@ func (a *app) streamEvents(c echo.Context) error {
 			continue
 		}
 		firstText := isLive && la.Content != "" && !hasText[la.AnswerID]
-		if window != nil && len(pending) == 0 && !firstText {
+		if window != nil && len(pending) == 0 && !firstText && !la.Final() {
 			continue // the window's end sends it
 		}
 		ids := pending
@@ -147,6 +154,9 @@ func (a *app) streamEvents(c echo.Context) error {
 		}
 		if isLive {
 			overlayLive(msgs, la)
+			if r := la.Reasoning; r != nil && r.Content != sentReasoning && inTail(msgs, r.ID) {
+				ids = appendNew(slices.Clone(ids), []int64{r.ID})
+			}
 		}
 		// Intermediate text waits for the coalescing window; a new message, the first text of an
 		// answer and a finished message go out at once, so the end of an answer is never held back.
@@ -156,7 +166,7 @@ func (a *app) streamEvents(c echo.Context) error {
 			}
 			continue
 		}
-		if err := a.sendChanges(ctx, s, id, ids, msgs, known, agents); err != nil {
+		if err := a.sendChanges(ctx, s, id, ids, msgs, known, shown, agents); err != nil {
 			return nil
 		}
 		for _, m := range msgs {
@@ -166,6 +176,9 @@ func (a *app) streamEvents(c echo.Context) error {
 		}
 		if isLive {
 			sentLive = la.Version
+			if la.Reasoning != nil {
+				sentReasoning = la.Reasoning.Content
+			}
 		}
 		last, pending, window, liveDirty = time.Now(), nil, nil, false
 	}
@@ -182,14 +195,52 @@ func liveTail(tail []db.Message, answerID int64) []db.Message {
 	return nil
 }
 
-// overlayLive puts the live answer's text into its message, unless the database already holds its
-// final state (the live text is never behind a stored one while it is running).
+// overlayLive puts the live answer's text and status (and, once it has ended, its final
+// metadata) into its message, and the live reasoning into its item, unless the database already
+// holds their final state (live state is never behind a stored one while it is running).
 func overlayLive(msgs []db.Message, la chat.LiveAnswer) {
 	for i := range msgs {
-		if m := &msgs[i]; m.ID == la.AnswerID && (m.Status == db.StatusPending || m.Status == db.StatusStreaming) {
-			m.Content, m.Status = la.Content, db.StatusStreaming
+		m := &msgs[i]
+		if m.Status != db.StatusPending && m.Status != db.StatusStreaming {
+			continue
+		}
+		switch {
+		case m.ID == la.AnswerID:
+			m.Content, m.Status = la.Content, la.Status
+			if la.Final() {
+				m.Metadata = mergeMetadata(m.Metadata, la.Metadata)
+			}
+		case la.Reasoning != nil && m.ID == la.Reasoning.ID:
+			m.Content, m.Status = la.Reasoning.Content, la.Reasoning.Status
 		}
 	}
+}
+
+// mergeMetadata is stored || more for two JSON objects, as PostgreSQL's jsonb || merges them
+// (more's top-level keys win); stored when more is not an object.
+func mergeMetadata(stored, more json.RawMessage) json.RawMessage {
+	var top map[string]json.RawMessage
+	if len(stored) > 0 && json.Unmarshal(stored, &top) != nil {
+		return stored
+	}
+	var add map[string]json.RawMessage
+	if json.Unmarshal(more, &add) != nil {
+		return stored
+	}
+	if top == nil {
+		top = map[string]json.RawMessage{}
+	}
+	maps.Copy(top, add)
+	merged, err := json.Marshal(top)
+	if err != nil {
+		return stored
+	}
+	return merged
+}
+
+// inTail reports whether msgs holds the message id.
+func inTail(msgs []db.Message, id int64) bool {
+	return slices.ContainsFunc(msgs, func(m db.Message) bool { return m.ID == id })
 }
 
 // urgent reports whether a change must be sent without waiting: a message the stream has not
@@ -223,7 +274,11 @@ func appendNew(a, more []int64) []int64 {
 // sendChanges sends one partial per changed message, in display order: a message the stream has
 // shown replaces itself; a new one is inserted before the next message the stream has shown (or at
 // the end), so a new turn never costs re-rendering the whole conversation.
-func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, ids []int64, msgs []db.Message, known map[int64]bool, agents map[int64]db.Agent) error {
+//
+// shown holds a hash of each partial the stream sent: a partial that would replace a message with
+// the same markup is not sent again (an answer's end is sent from memory, then read back once it
+// is stored).
+func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, ids []int64, msgs []db.Message, known map[int64]bool, shown map[int64]uint64, agents map[int64]db.Agent) error {
 	var missing []int64
 	for _, id := range agentIDs(msgs) {
 		if _, ok := agents[id]; !ok {
@@ -266,12 +321,20 @@ func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, i
 		if err != nil {
 			return err
 		}
+		h := maphash.String(partialSeed, html)
+		if !first && shown[m.ID] == h {
+			continue
+		}
+		shown[m.ID] = h
 		if err := s.event(eventName(m, first), html); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// partialSeed seeds the hashes of sent partials (one process: they are never stored).
+var partialSeed = maphash.MakeSeed()
 
 // sendSnapshot sends every message as one partial replacing the list's contents.
 func (a *app) sendSnapshot(ctx context.Context, s *sseWriter, c echo.Context, exchangeID int64, known map[int64]bool) error {
