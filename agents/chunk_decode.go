@@ -12,20 +12,24 @@ import (
 // server sends (choices with index, delta content/refusal/reasoning fields and finish_reason;
 // usage; error) and skips, after checking them, fields nobody reads. Whenever the document is
 // anything else (not valid JSON, tool calls, a null or a type where encoding/json would decide
-// something, a duplicated or case-folded key, escapes in a key) it reports false without a
+// something, a field it reads given twice, a case-folded or escaped key) it reports false without a
 // result, and the caller decodes data with encoding/json, whose result and errors then count: so
 // decodeChunk never decides anything encoding/json would decide differently
 // (FuzzChunkDecoderAgreesWithEncodingJSON).
 func decodeChunk(data []byte, c *chunkWire) bool {
 	s := jsonScan{b: data}
 	*c = chunkWire{}
+	var seen uint8
 	if !s.object(func(key []byte) bool {
 		switch string(key) {
 		case "choices":
-			return s.choices(&c.Choices)
+			return first(&seen, 1) && s.choices(&c.Choices)
 		case "usage":
-			return s.usage(&c.Usage)
+			return first(&seen, 2) && s.usage(&c.Usage)
 		case "error":
+			if !first(&seen, 4) {
+				return false
+			}
 			s.space()
 			at := s.i
 			if !s.skip(0) {
@@ -74,8 +78,8 @@ func (s *jsonScan) next(c byte) bool {
 }
 
 // object reads an object, calling field for each key with the scanner at its value, which field
-// must read. A key that comes twice, or that holds an escape, ends the scan (encoding/json would
-// merge or unescape).
+// must read. A key that holds an escape ends the scan (encoding/json would unescape it); field
+// ends it for a known key that comes twice (encoding/json would merge them), see first.
 func (s *jsonScan) object(field func(key []byte) bool) bool {
 	if !s.next('{') {
 		return false
@@ -83,25 +87,10 @@ func (s *jsonScan) object(field func(key []byte) bool) bool {
 	if s.next('}') {
 		return true
 	}
-	var seen [16][]byte
-	n := 0
 	for {
 		s.space()
 		key, escaped, ok := s.str()
-		if !ok || escaped || !s.next(':') {
-			return false
-		}
-		for _, k := range seen[:n] {
-			if bytes.Equal(k, key) {
-				return false
-			}
-		}
-		if n == len(seen) {
-			return false
-		}
-		seen[n] = key
-		n++
-		if !field(key) {
+		if !ok || escaped || !s.next(':') || !field(key) {
 			return false
 		}
 		if s.next('}') {
@@ -113,6 +102,15 @@ func (s *jsonScan) object(field func(key []byte) bool) bool {
 	}
 }
 
+// first records field bit in seen and reports whether it was not there yet.
+func first(seen *uint8, bit uint8) bool {
+	if *seen&bit != 0 {
+		return false
+	}
+	*seen |= bit
+	return true
+}
+
 // unknown skips the value of a key that is none of known. A key encoding/json would match to one
 // of them case-insensitively, or any key that is not ASCII, ends the scan.
 func (s *jsonScan) unknown(key []byte, known ...string) bool {
@@ -122,7 +120,7 @@ func (s *jsonScan) unknown(key []byte, known ...string) bool {
 		}
 	}
 	for _, k := range known {
-		if bytes.EqualFold(key, []byte(k)) {
+		if len(key) == len(k) && bytes.EqualFold(key, []byte(k)) {
 			return false
 		}
 	}
@@ -342,14 +340,15 @@ func (s *jsonScan) choices(out *[]chunkChoice) bool {
 	if !s.next(']') {
 		for {
 			var ch chunkChoice
+			var seen uint8
 			if !s.object(func(key []byte) bool {
 				switch string(key) {
 				case "index":
-					return s.integer(&ch.Index)
+					return first(&seen, 1) && s.integer(&ch.Index)
 				case "delta":
-					return s.delta(&ch.Delta)
+					return first(&seen, 2) && s.delta(&ch.Delta)
 				case "finish_reason":
-					return s.plainString(&ch.FinishReason)
+					return first(&seen, 4) && s.plainString(&ch.FinishReason)
 				}
 				return s.unknown(key, "index", "delta", "finish_reason")
 			}) {
@@ -371,16 +370,17 @@ func (s *jsonScan) choices(out *[]chunkChoice) bool {
 // delta reads a text delta. Tool calls (and a null delta) end the scan: they are rare beside text
 // deltas, and encoding/json reads them.
 func (s *jsonScan) delta(d *chunkDelta) bool {
+	var seen uint8
 	return s.object(func(key []byte) bool {
 		switch string(key) {
 		case "content":
-			return s.text(&d.Content)
+			return first(&seen, 1) && s.text(&d.Content)
 		case "refusal":
-			return s.text(&d.Refusal)
+			return first(&seen, 2) && s.text(&d.Refusal)
 		case "reasoning_content":
-			return s.text(&d.ReasoningContent)
+			return first(&seen, 4) && s.text(&d.ReasoningContent)
 		case "reasoning":
-			return s.text(&d.Reasoning)
+			return first(&seen, 8) && s.text(&d.Reasoning)
 		}
 		return s.unknown(key, "content", "refusal", "reasoning_content", "reasoning", "tool_calls")
 	})
@@ -393,14 +393,15 @@ func (s *jsonScan) usage(out **wireUsage) bool {
 		return true
 	}
 	u := &wireUsage{}
+	var seen uint8
 	if !s.object(func(key []byte) bool {
 		switch string(key) {
 		case "prompt_tokens":
-			return s.integer(&u.PromptTokens)
+			return first(&seen, 1) && s.integer(&u.PromptTokens)
 		case "completion_tokens":
-			return s.integer(&u.CompletionTokens)
+			return first(&seen, 2) && s.integer(&u.CompletionTokens)
 		case "total_tokens":
-			return s.integer(&u.TotalTokens)
+			return first(&seen, 4) && s.integer(&u.TotalTokens)
 		}
 		return s.unknown(key, "prompt_tokens", "completion_tokens", "total_tokens")
 	}) {
