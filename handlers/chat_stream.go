@@ -166,7 +166,7 @@ func (a *app) streamEvents(c echo.Context) error {
 			}
 			continue
 		}
-		if err := a.sendChanges(ctx, s, id, ids, msgs, known, shown, agents); err != nil {
+		if err := a.sendChanges(ctx, s, id, ids, msgs, known, shown, agents, endedLive(isLive, la)); err != nil {
 			return nil
 		}
 		for _, m := range msgs {
@@ -238,6 +238,14 @@ func mergeMetadata(stored, more json.RawMessage) json.RawMessage {
 	return merged
 }
 
+// endedLive is the live answer's id when its end comes from memory (see sendChanges), else 0.
+func endedLive(isLive bool, la chat.LiveAnswer) int64 {
+	if isLive && la.Final() {
+		return la.AnswerID
+	}
+	return 0
+}
+
 // inTail reports whether msgs holds the message id.
 func inTail(msgs []db.Message, id int64) bool {
 	return slices.ContainsFunc(msgs, func(m db.Message) bool { return m.ID == id })
@@ -277,8 +285,10 @@ func appendNew(a, more []int64) []int64 {
 //
 // shown holds a hash of each partial the stream sent: a partial that would replace a message with
 // the same markup is not sent again (an answer's end is sent from memory, then read back once it
-// is stored).
-func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, ids []int64, msgs []db.Message, known map[int64]bool, shown map[int64]uint64, agents map[int64]db.Agent) error {
+// is stored). ended, when not 0, is the answer whose end comes from memory: its ‹ n/m › versions
+// are not read for it (a database round trip before the end goes out) but come with the stored
+// state read back, which is sent again only when they add something.
+func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, ids []int64, msgs []db.Message, known map[int64]bool, shown map[int64]uint64, agents map[int64]db.Agent, ended int64) error {
 	var missing []int64
 	for _, id := range agentIDs(msgs) {
 		if _, ok := agents[id]; !ok {
@@ -292,7 +302,11 @@ func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, i
 		}
 		maps.Copy(agents, more)
 	}
-	versions, err := a.finishedVersions(ctx, exchangeID, ids, msgs)
+	read := ids
+	if ended != 0 {
+		read = slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return id == ended })
+	}
+	versions, err := a.finishedVersions(ctx, exchangeID, read, msgs)
 	if err != nil {
 		return err
 	}
