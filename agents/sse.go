@@ -32,22 +32,24 @@ var errSSELineTooLong = errors.New("event stream line longer than 8 MiB")
 type sseDecoder struct {
 	r      *bufio.Reader
 	line   []byte
-	lastCR bool // the previous line ended in CR: a following LF belongs to it
-	first  bool // nothing read yet: a byte order mark may come first
+	data   []byte // the event being read; reused, so an event's Data is valid until the next Next
+	lastCR bool   // the previous line ended in CR: a following LF belongs to it
+	first  bool   // nothing read yet: a byte order mark may come first
 }
 
 func newSSEDecoder(r io.Reader) *sseDecoder {
 	return &sseDecoder{r: bufio.NewReader(r), first: true}
 }
 
-// Next returns the next event. At the end of input it returns io.EOF (any unfinished event is
-// dropped); a read failure is returned as it is.
+// Next returns the next event, whose Data is valid until the next call. At the end of input it
+// returns io.EOF (any unfinished event is dropped); a read failure is returned as it is.
 func (d *sseDecoder) Next() (sseEvent, error) {
 	var (
 		typ     string
-		data    []byte
 		hasData bool
 	)
+	data := d.data[:0]
+	defer func() { d.data = data[:0] }()
 	for {
 		line, err := d.readLine()
 		if err != nil {
