@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"parley/db"
 )
@@ -154,10 +155,14 @@ func (g *Generator) Live(exchangeID int64) (LiveAnswer, bool) {
 	return la, true
 }
 
-// WaitStored waits, until ctx ends, while this instance is storing the final write of exchangeID's
-// answer. Streams here show an answer's end from memory before that write lands (LiveAnswer), so a
-// follow-up sent at once waits for it instead of finding the answer unfinished (db.ErrBusy).
-// It returns at once when no answer of the exchange is ending here.
+// storedWait bounds WaitStored: a final write takes milliseconds, unless the database is away
+// (then it is retried for minutes, and the caller should get its 503 rather than wait).
+const storedWait = 2 * time.Second
+
+// WaitStored waits, at most storedWait and until ctx ends, while this instance is storing the
+// final write of exchangeID's answer. Streams here show an answer's end from memory before that
+// write lands (LiveAnswer), so a follow-up sent at once waits for it instead of finding the answer
+// unfinished (db.ErrBusy). It returns at once when no answer of the exchange is ending here.
 func (g *Generator) WaitStored(ctx context.Context, exchangeID int64) {
 	w := g.live.writer(exchangeID)
 	if w == nil {
@@ -169,8 +174,11 @@ func (g *Generator) WaitStored(ctx context.Context, exchangeID int64) {
 	if !ending {
 		return
 	}
+	timer := time.NewTimer(storedWait)
+	defer timer.Stop()
 	select {
 	case <-w.stored:
 	case <-ctx.Done():
+	case <-timer.C:
 	}
 }
