@@ -40,9 +40,7 @@ func newOpenAI(cfg Config, baseURL *url.URL) *OpenAI {
 		// server the person did not configure it for. Empty sends no Authorization header.
 		option.WithAPIKey(cfg.APIKey),
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
+	opts = append(opts, option.WithHTTPClient(httpClient(cfg)))
 	return &OpenAI{
 		client:   openai.NewClient(opts...),
 		model:    cfg.Model,
