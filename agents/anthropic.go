@@ -46,9 +46,7 @@ func newAnthropic(cfg Config, baseURL *url.URL) *Anthropic {
 		option.WithBaseURL(baseURL.String()),
 		option.WithAPIKey(cfg.APIKey),
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
+	opts = append(opts, option.WithHTTPClient(httpClient(cfg)))
 	return &Anthropic{
 		client: anthropic.NewClient(opts...),
 		model:  cfg.Model,

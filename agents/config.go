@@ -46,7 +46,7 @@ const MinThinkingBudget = 1024
 //   - ThinkingBudget: anthropic: PARLEY_ANTHROPIC_THINKING_BUDGET, the tokens of extended thinking
 //     when an agent with the reasoning capability asks (Request.Think); DefaultThinkingBudget when
 //     0, at least 1,024 (Anthropic's minimum) otherwise.
-//   - HTTPClient: optional; nil uses the SDK's default client.
+//   - HTTPClient: optional; nil uses streamClient (http.DefaultTransport with a 64 KiB read buffer).
 type Config struct {
 	Kind             string
 	BaseURL          string

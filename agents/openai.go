@@ -40,9 +40,7 @@ func newOpenAI(cfg Config, baseURL *url.URL) *OpenAI {
 		// server the person did not configure it for. Empty sends no Authorization header.
 		option.WithAPIKey(cfg.APIKey),
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
-	}
+	opts = append(opts, option.WithHTTPClient(httpClient(cfg)))
 	return &OpenAI{
 		client:   openai.NewClient(opts...),
 		model:    cfg.Model,
@@ -92,9 +90,12 @@ func (p *OpenAI) chunk(a *assembler, ev sseEvent) error {
 		return nil
 	}
 	var c chunkWire
-	if err := json.Unmarshal(ev.Data, &c); err != nil {
-		a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent an event that is not valid JSON.", Err: err})
-		return nil
+	if !decodeChunk(ev.Data, &c) { // not the common text shape: encoding/json decides
+		c = chunkWire{}
+		if err := json.Unmarshal(ev.Data, &c); err != nil {
+			a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent an event that is not valid JSON.", Err: err})
+			return nil
+		}
 	}
 	for _, choice := range c.Choices {
 		if choice.Index != 0 {
@@ -220,18 +221,21 @@ func matchCall(calls []*callState, wire int, id string) *callState {
 
 // chunkWire is the part of a Chat Completions stream chunk ("chat.completion.chunk") that we
 // read, plus the fields compatible servers add: reasoning_content (DeepSeek, vLLM), reasoning
-// (OpenRouter, Ollama, newer vLLM) and error (OpenRouter, vLLM). JSON nulls decode as "". Plain
-// encoding/json into this struct costs a fraction of the SDK's ChatCompletionChunk decoder, which
-// records metadata for every field: that decoder was most of Parley's CPU time when relaying a fast
-// stream (BenchmarkRelay).
+// (OpenRouter, Ollama, newer vLLM) and error (OpenRouter, vLLM). JSON nulls decode as "". Text
+// chunks are read by decodeChunk (chunk_decode.go), anything else by encoding/json into this
+// struct; both cost a fraction of the SDK's ChatCompletionChunk decoder, which records metadata
+// for every field and was most of Parley's CPU time when relaying a fast stream (BenchmarkRelay).
 type chunkWire struct {
-	Choices []struct {
-		Index        int        `json:"index"`
-		Delta        chunkDelta `json:"delta"`
-		FinishReason string     `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *wireUsage      `json:"usage"`
-	Error json.RawMessage `json:"error"`
+	Choices []chunkChoice   `json:"choices"`
+	Usage   *wireUsage      `json:"usage"`
+	Error   json.RawMessage `json:"error"`
+}
+
+// chunkChoice is one element of a chunk's choices.
+type chunkChoice struct {
+	Index        int        `json:"index"`
+	Delta        chunkDelta `json:"delta"`
+	FinishReason string     `json:"finish_reason"`
 }
 
 // wireUsage is the usage object of a chunk or completion.

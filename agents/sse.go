@@ -32,22 +32,24 @@ var errSSELineTooLong = errors.New("event stream line longer than 8 MiB")
 type sseDecoder struct {
 	r      *bufio.Reader
 	line   []byte
-	lastCR bool // the previous line ended in CR: a following LF belongs to it
-	first  bool // nothing read yet: a byte order mark may come first
+	data   []byte // the event being read; reused, so an event's Data is valid until the next Next
+	lastCR bool   // the previous line ended in CR: a following LF belongs to it
+	first  bool   // nothing read yet: a byte order mark may come first
 }
 
 func newSSEDecoder(r io.Reader) *sseDecoder {
 	return &sseDecoder{r: bufio.NewReader(r), first: true}
 }
 
-// Next returns the next event. At the end of input it returns io.EOF (any unfinished event is
-// dropped); a read failure is returned as it is.
+// Next returns the next event, whose Data is valid until the next call. At the end of input it
+// returns io.EOF (any unfinished event is dropped); a read failure is returned as it is.
 func (d *sseDecoder) Next() (sseEvent, error) {
 	var (
 		typ     string
-		data    []byte
 		hasData bool
 	)
+	data := d.data[:0]
+	defer func() { d.data = data[:0] }()
 	for {
 		line, err := d.readLine()
 		if err != nil {
@@ -83,7 +85,9 @@ func (d *sseDecoder) Next() (sseEvent, error) {
 }
 
 // readLine returns the next line without its terminator. The slice is valid until the next call.
-// A final line with no terminator is not a line: EOF is returned instead.
+// A final line with no terminator is not a line: EOF is returned instead. It scans what the reader
+// has buffered for the first CR or LF with bytes.IndexByte rather than byte by byte: a fast
+// upstream's chunks are a few hundred bytes each, and a 64 KiB read holds hundreds of them.
 func (d *sseDecoder) readLine() ([]byte, error) {
 	d.line = d.line[:0]
 	if d.first {
@@ -93,27 +97,48 @@ func (d *sseDecoder) readLine() ([]byte, error) {
 		}
 	}
 	for {
-		b, err := d.r.ReadByte()
-		if err != nil {
-			return nil, err
+		if d.r.Buffered() == 0 {
+			if _, err := d.r.Peek(1); err != nil {
+				return nil, err
+			}
 		}
+		buf, _ := d.r.Peek(d.r.Buffered())
 		if d.lastCR {
 			d.lastCR = false
-			if b == '\n' {
+			if buf[0] == '\n' {
+				_, _ = d.r.Discard(1)
 				continue
 			}
 		}
-		switch b {
-		case '\n':
-			return d.line, nil
-		case '\r':
-			d.lastCR = true
-			return d.line, nil
+		end := bytes.IndexByte(buf, '\n')
+		scan := buf
+		if end >= 0 {
+			scan = buf[:end]
 		}
-		d.line = append(d.line, b)
-		if len(d.line) > maxSSELine {
+		if cr := bytes.IndexByte(scan, '\r'); cr >= 0 {
+			end = cr
+			d.lastCR = true
+		}
+		if end < 0 {
+			// No terminator buffered yet: keep the bytes and read more.
+			if len(d.line)+len(buf) > maxSSELine {
+				return nil, errSSELineTooLong
+			}
+			d.line = append(d.line, buf...)
+			_, _ = d.r.Discard(len(buf))
+			continue
+		}
+		if len(d.line)+end > maxSSELine {
 			return nil, errSSELineTooLong
 		}
+		line := buf[:end]
+		if len(d.line) > 0 {
+			d.line = append(d.line, line...)
+			line = d.line
+		}
+		// Discarding leaves the buffer's bytes in place until the next read, so line stays valid.
+		_, _ = d.r.Discard(end + 1)
+		return line, nil
 	}
 }
 

@@ -39,11 +39,13 @@ type thinkTags struct {
 	answered bool   // non-whitespace answer text has been passed on
 	trim     bool   // drop whitespace until the answer's first other character (after </think>)
 	code     codeSpans
+	pieces   []thinkPiece // feed's result, reused by the next feed
 }
 
-// feed classifies the next fragment.
-func (t *thinkTags) feed(s string) []thinkPiece {
-	var out []thinkPiece
+// feed classifies the next fragment. The pieces are valid until the next feed.
+func (t *thinkTags) feed(s string) (out []thinkPiece) {
+	out = t.pieces[:0]
+	defer func() { t.pieces = out[:0] }()
 	buf := t.held + s
 	t.held = ""
 	for len(buf) > 0 {

@@ -53,6 +53,12 @@ type answerWriter struct {
 	finished bool
 	// claimed: the answer is marked streaming under this generation's lease (under writeMu).
 	claimed bool
+	// finalStatus and finalMeta are the answer's end, set (under mu) when the final write begins,
+	// so streams here show it before the write lands (LiveAnswer.Status); stored is closed when
+	// that write is done or given up.
+	finalStatus string
+	finalMeta   json.RawMessage
+	stored      chan struct{}
 }
 
 // answerItem is one item of the answer as the writer holds it: dirty until its state is stored.
@@ -64,7 +70,7 @@ type answerItem struct {
 // newAnswerWriter is the writer of job's answer, written with ctx (carrying the lease) until the
 // answer's deadline. A job whose answer StartTurn stored claimed (Job.Lease) writes as claimed.
 func newAnswerWriter(g *Generator, job Job, ctx context.Context, until time.Time) *answerWriter {
-	w := &answerWriter{g: g, job: job, ctx: ctx, until: until}
+	w := &answerWriter{g: g, job: job, ctx: ctx, until: until, stored: make(chan struct{})}
 	if job.Lease.Holder != "" {
 		w.claimLocked()
 	}
@@ -135,7 +141,14 @@ func (w *answerWriter) emit(ev agents.Event) error {
 		w.mu.Lock()
 		w.addReasoningLocked(ev.Text)
 		w.scheduleLocked()
+		live := w.reasoning.ID != 0 // stored once: streams here follow its text from memory
+		if live {
+			w.version++
+		}
 		w.mu.Unlock()
+		if live {
+			w.g.live.signal(w.job.ExchangeID)
+		}
 	}
 	return nil
 }
@@ -245,7 +258,14 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 	w.textDirty = false
 	w.lastFlush = time.Now()
 	w.finished = mode == flushFinal
+	if w.finished {
+		w.finalStatus, w.finalMeta = status, meta
+		w.version++
+	}
 	w.mu.Unlock()
+	if mode == flushFinal {
+		w.g.live.signalEnd(w.job.ExchangeID) // streams here show the end now, the database gets it next
+	}
 
 	var ids []int64
 	var err error
@@ -262,6 +282,7 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 		if err != nil {
 			w.g.Log.Error("storing answer", "error", err)
 		}
+		close(w.stored)
 		w.g.live.remove(w.job.ExchangeID, w) // before the notice: streams then read the final state
 	} else {
 		if !text && len(written) == 0 {

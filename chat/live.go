@@ -1,6 +1,13 @@
 package chat
 
-import "sync"
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"parley/db"
+)
 
 // LiveAnswer is an exchange's running answer as its generator holds it in memory on this
 // instance, ahead of the database (which is written on a slower, durable cadence). Content is the
@@ -9,20 +16,36 @@ import "sync"
 type LiveAnswer struct {
 	AnswerID int64
 	Content  string
-	Version  int64
+	// Status is db.StatusStreaming while the model answers. From when the answer has ended until
+	// its final write is stored (a few milliseconds), it is the final status (db.StatusComplete,
+	// StatusFailed, StatusCancelled, StatusInterrupted) and Metadata the final write's metadata,
+	// to merge into the stored metadata's top-level keys as that write does; nil before.
+	Status   string
+	Metadata json.RawMessage
+	// Reasoning is the current round's reasoning item with its text so far, once the item is
+	// stored (its ID is known); nil otherwise.
+	Reasoning *db.Message
+	Version   int64
 }
+
+// Final reports whether the live answer has its final status (see Status).
+func (la LiveAnswer) Final() bool { return la.Status != "" && la.Status != db.StatusStreaming }
 
 // LiveWatch signals that an exchange's live answer on this instance changed. Like Subscription it
 // coalesces: Ready fires once for any number of changes, and the reader asks Generator.Live for
 // the latest state. It is the in-process fast path beside the Notifier, which still carries every
 // durable write (and is all that streams on other instances see).
 type LiveWatch struct {
-	ready chan struct{}
-	close func()
+	ready, ended chan struct{}
+	close        func()
 }
 
 // Ready is signalled when the live answer changed since the last signal.
 func (w *LiveWatch) Ready() <-chan struct{} { return w.ready }
+
+// Ended is signalled (besides Ready) when the live answer has reached its final status, so a
+// reader that waits out a coalescing window without reading Ready still shows the end at once.
+func (w *LiveWatch) Ended() <-chan struct{} { return w.ended }
 
 // Close stops the watch.
 func (w *LiveWatch) Close() { w.close() }
@@ -75,10 +98,23 @@ func (r *liveRegistry) signal(exchangeID int64) {
 	}
 }
 
+// signalEnd signals the watches of exchangeID that its live answer has ended (LiveWatch.Ended).
+func (r *liveRegistry) signalEnd(exchangeID int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for w := range r.watches[exchangeID] {
+		w.signal()
+		select {
+		case w.ended <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // WatchLive starts watching the live answer of exchangeID on this instance until the watch is closed.
 func (g *Generator) WatchLive(exchangeID int64) *LiveWatch {
 	r := &g.live
-	w := &LiveWatch{ready: make(chan struct{}, 1)}
+	w := &LiveWatch{ready: make(chan struct{}, 1), ended: make(chan struct{}, 1)}
 	w.close = func() {
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -108,5 +144,41 @@ func (g *Generator) Live(exchangeID int64) (LiveAnswer, bool) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return LiveAnswer{AnswerID: w.job.AnswerID, Content: w.answer.String(), Version: w.version}, true
+	la := LiveAnswer{AnswerID: w.job.AnswerID, Content: w.answer.String(), Status: db.StatusStreaming, Version: w.version}
+	if w.finalStatus != "" {
+		la.Status, la.Metadata = w.finalStatus, w.finalMeta
+	}
+	if r := w.reasoning; r != nil && r.ID != 0 {
+		item := r.Message
+		la.Reasoning = &item
+	}
+	return la, true
+}
+
+// storedWait bounds WaitStored: a final write takes milliseconds, unless the database is away
+// (then it is retried for minutes, and the caller should get its 503 rather than wait).
+const storedWait = 2 * time.Second
+
+// WaitStored waits, at most storedWait and until ctx ends, while this instance is storing the
+// final write of exchangeID's answer. Streams here show an answer's end from memory before that
+// write lands (LiveAnswer), so a follow-up sent at once waits for it instead of finding the answer
+// unfinished (db.ErrBusy). It returns at once when no answer of the exchange is ending here.
+func (g *Generator) WaitStored(ctx context.Context, exchangeID int64) {
+	w := g.live.writer(exchangeID)
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	ending := w.finalStatus != ""
+	w.mu.Unlock()
+	if !ending {
+		return
+	}
+	timer := time.NewTimer(storedWait)
+	defer timer.Stop()
+	select {
+	case <-w.stored:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
 }

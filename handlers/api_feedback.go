@@ -71,6 +71,7 @@ type feedbackSaved struct {
 }
 
 func (a *app) saveFeedback(c echo.Context, exchangeID, messageID int64, fb feedbackBody) error {
+	a.generator.WaitStored(c.Request().Context(), exchangeID) // an answer shown finished may still be on its way to the database
 	m, err := a.store.SetFeedback(c.Request().Context(), db.Owner{UserID: viewer(c).ID}, exchangeID, messageID, fb.rating, fb.reason)
 	if err != nil {
 		return err

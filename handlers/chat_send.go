@@ -134,6 +134,7 @@ func (a *app) submitMessage(c echo.Context) error {
 // HTML composer and the JSON API both start turns here. The caller has validated the query and
 // checked the exchange (or page) is the owner's.
 func (a *app) beginTurn(ctx context.Context, in db.NewTurn, job chat.Job) (db.Turn, error) {
+	a.generator.WaitStored(ctx, in.ExchangeID) // an answer shown finished may still be on its way to the database
 	in.Lease = a.generator.NewLease() // the answer is stored claimed: the generation's first write claims nothing
 	turn, err := a.store.StartTurn(ctx, in)
 	if err != nil {
@@ -233,6 +234,7 @@ func (a *app) restartAnswer(c echo.Context, owner db.Owner, e db.Exchange, answe
 	if a.generator.Running(e.ID) {
 		return db.Message{}, db.ErrBusy
 	}
+	a.generator.WaitStored(ctx, e.ID) // a failure shown from memory may still be on its way to the database
 	agent, err := a.retryAgent(c, &e, answerID)
 	if err != nil {
 		return db.Message{}, err

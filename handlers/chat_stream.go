@@ -3,6 +3,7 @@ package handlers
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -85,12 +86,13 @@ func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id
 	hasText := map[int64]bool{}    // messages whose text this stream has shown
 	var err error
 	var (
-		last      time.Time        // when changes were last sent
-		pending   []int64          // changed messages not sent yet
-		window    <-chan time.Time // fires when the coalescing window of pending changes ends
-		liveDirty = true           // the live answer may be ahead of what was sent (the snapshot is read from the database)
-		sentLive  int64            // the live answer's version last sent
-		tail      []db.Message     // the last messages read, from just before the live answer on (see liveTail)
+		last          time.Time        // when changes were last sent
+		pending       []int64          // changed messages not sent yet
+		window        <-chan time.Time // fires when the coalescing window of pending changes ends
+		liveDirty     = true           // the live answer may be ahead of what was sent (the snapshot is read from the database)
+		sentLive      int64            // the live answer's version last sent
+		tail          []db.Message     // the last messages read, from just before the live answer on (see liveTail)
+		sentReasoning string           // the live reasoning text last sent
 	)
 	kick := make(chan struct{}, 1)
 	kick <- struct{}{}
@@ -125,6 +127,8 @@ func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id
 			pending = appendNew(pending, sub.Take())
 		case <-liveReady:
 			liveDirty = true
+		case <-live.Ended(): // the answer's end goes out at once, window or not
+			liveDirty = true
 		case <-window:
 			window, liveDirty = nil, true
 		case <-kick:
@@ -141,7 +145,7 @@ func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id
 			continue
 		}
 		firstText := isLive && la.Content != "" && !hasText[la.AnswerID]
-		if window != nil && len(pending) == 0 && !firstText {
+		if window != nil && len(pending) == 0 && !firstText && !la.Final() {
 			continue // the window's end sends it
 		}
 		ids := pending
@@ -164,6 +168,9 @@ func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id
 		}
 		if isLive {
 			overlayLive(msgs, la)
+			if r := la.Reasoning; r != nil && r.Content != sentReasoning && inTail(msgs, r.ID) {
+				ids = appendNew(slices.Clone(ids), []int64{r.ID})
+			}
 		}
 		// Intermediate text waits for the coalescing window; a new message, the first text of an
 		// answer and a finished message go out at once, so the end of an answer is never held back.
@@ -173,7 +180,7 @@ func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id
 			}
 			continue
 		}
-		if err := a.sendChanges(ctx, s, id, ids, msgs, shown, agents); err != nil {
+		if err := a.sendChanges(ctx, s, id, ids, msgs, shown, agents, endedLive(isLive, la)); err != nil {
 			return
 		}
 		for _, m := range msgs {
@@ -183,6 +190,9 @@ func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id
 		}
 		if isLive {
 			sentLive = la.Version
+			if la.Reasoning != nil {
+				sentReasoning = la.Reasoning.Content
+			}
 		}
 		last, pending, window, liveDirty = time.Now(), nil, nil, false
 	}
@@ -199,14 +209,60 @@ func liveTail(tail []db.Message, answerID int64) []db.Message {
 	return nil
 }
 
-// overlayLive puts the live answer's text into its message, unless the database already holds its
-// final state (the live text is never behind a stored one while it is running).
+// overlayLive puts the live answer's text and status (and, once it has ended, its final
+// metadata) into its message, and the live reasoning into its item, unless the database already
+// holds their final state (live state is never behind a stored one while it is running).
 func overlayLive(msgs []db.Message, la chat.LiveAnswer) {
 	for i := range msgs {
-		if m := &msgs[i]; m.ID == la.AnswerID && (m.Status == db.StatusPending || m.Status == db.StatusStreaming) {
-			m.Content, m.Status = la.Content, db.StatusStreaming
+		m := &msgs[i]
+		if m.Status != db.StatusPending && m.Status != db.StatusStreaming {
+			continue
+		}
+		switch {
+		case m.ID == la.AnswerID:
+			m.Content, m.Status = la.Content, la.Status
+			if la.Final() {
+				m.Metadata = mergeMetadata(m.Metadata, la.Metadata)
+			}
+		case la.Reasoning != nil && m.ID == la.Reasoning.ID:
+			m.Content, m.Status = la.Reasoning.Content, la.Reasoning.Status
 		}
 	}
+}
+
+// mergeMetadata is stored || more for two JSON objects, as PostgreSQL's jsonb || merges them
+// (more's top-level keys win); stored when more is not an object.
+func mergeMetadata(stored, more json.RawMessage) json.RawMessage {
+	var top map[string]json.RawMessage
+	if len(stored) > 0 && json.Unmarshal(stored, &top) != nil {
+		return stored
+	}
+	var add map[string]json.RawMessage
+	if json.Unmarshal(more, &add) != nil {
+		return stored
+	}
+	if top == nil {
+		top = map[string]json.RawMessage{}
+	}
+	maps.Copy(top, add)
+	merged, err := json.Marshal(top)
+	if err != nil {
+		return stored
+	}
+	return merged
+}
+
+// endedLive is the live answer's id when its end comes from memory (see sendChanges), else 0.
+func endedLive(isLive bool, la chat.LiveAnswer) int64 {
+	if isLive && la.Final() {
+		return la.AnswerID
+	}
+	return 0
+}
+
+// inTail reports whether msgs holds the message id.
+func inTail(msgs []db.Message, id int64) bool {
+	return slices.ContainsFunc(msgs, func(m db.Message) bool { return m.ID == id })
 }
 
 // urgent reports whether a change must be sent without waiting: a message the stream has not
@@ -240,8 +296,11 @@ func appendNew(a, more []int64) []int64 {
 // sendChanges sends one partial per changed message, in display order: a message the stream has
 // shown replaces itself; a new one is inserted before the next message the stream has shown (or at
 // the end), so a new turn never costs re-rendering the whole conversation. A message whose markup
-// (and the busy flag) the client already has is not sent (see shownMessages).
-func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, ids []int64, msgs []db.Message, shown *shownMessages, agents map[int64]db.Agent) error {
+// (and the busy flag) the client already has is not sent (see shownMessages). ended, when not 0,
+// is the answer whose end comes from memory: its ‹ n/m › versions are not read for it (a database
+// round trip before the end goes out) but come with the stored state read back, which is sent
+// again only when they add something.
+func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, ids []int64, msgs []db.Message, shown *shownMessages, agents map[int64]db.Agent, ended int64) error {
 	var missing []int64
 	for _, id := range agentIDs(msgs) {
 		if _, ok := agents[id]; !ok {
@@ -255,7 +314,11 @@ func (a *app) sendChanges(ctx context.Context, s *sseWriter, exchangeID int64, i
 		}
 		maps.Copy(agents, more)
 	}
-	versions, err := a.finishedVersions(ctx, exchangeID, ids, msgs)
+	read := ids
+	if ended != 0 {
+		read = slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return id == ended })
+	}
+	versions, err := a.finishedVersions(ctx, exchangeID, read, msgs)
 	if err != nil {
 		return err
 	}

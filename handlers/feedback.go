@@ -43,6 +43,7 @@ func (a *app) submitFeedback(c echo.Context) error {
 		}
 		reason = &r
 	}
+	a.generator.WaitStored(c.Request().Context(), id) // an answer shown finished may still be on its way to the database
 	m, err := a.store.SetFeedback(c.Request().Context(), chatOwner(c), id, mid, rating, reason)
 	if err != nil {
 		return err

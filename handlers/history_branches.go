@@ -155,6 +155,7 @@ func (a *app) regenerateAnswer(c echo.Context, owner db.Owner, e db.Exchange, an
 	if a.generator.Running(e.ID) {
 		return db.Message{}, db.ErrBusy
 	}
+	a.generator.WaitStored(ctx, e.ID) // an answer shown finished may still be on its way to the database
 	agent, err := a.retryAgent(c, &e, answerID)
 	if err != nil {
 		return db.Message{}, err
