@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,8 +54,8 @@ type answerWriter struct {
 	finished bool
 	// claimed: the answer is marked streaming under this generation's lease (under writeMu).
 	claimed bool
-	// finalStatus and finalMeta are the answer's end, set (under mu) when the final write begins,
-	// so streams here show it before the write lands (LiveAnswer.Status); stored is closed when
+	// finalStatus and finalMeta are the answer's end, set (under mu) when the final write begins if
+	// streams here may show it before the write lands (LiveAnswer.Status; see flush); stored is closed when
 	// that write is done or given up.
 	finalStatus string
 	finalMeta   json.RawMessage
@@ -258,12 +259,17 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 	w.textDirty = false
 	w.lastFlush = time.Now()
 	w.finished = mode == flushFinal
-	if w.finished {
+	// Streams here show the end from memory before the final write lands only when nothing else
+	// they show changes with that write (this round's reasoning they follow from memory too): an
+	// item stored with it would show a running tool call under a finished answer, and the answer
+	// would be sent again when the write is read back.
+	showEnd := w.finished && !slices.ContainsFunc(written, func(it *answerItem) bool { return it != w.reasoning || it.ID == 0 })
+	if showEnd {
 		w.finalStatus, w.finalMeta = status, meta
 		w.version++
 	}
 	w.mu.Unlock()
-	if mode == flushFinal {
+	if showEnd {
 		w.g.live.signalEnd(w.job.ExchangeID) // streams here show the end now, the database gets it next
 	}
 

@@ -135,7 +135,7 @@ func (a *app) submitMessage(c echo.Context) error {
 // checked the exchange (or page) is the owner's.
 func (a *app) beginTurn(ctx context.Context, in db.NewTurn, job chat.Job) (db.Turn, error) {
 	a.generator.WaitStored(ctx, in.ExchangeID) // an answer shown finished may still be on its way to the database
-	in.Lease = a.generator.NewLease() // the answer is stored claimed: the generation's first write claims nothing
+	in.Lease = a.generator.NewLease()          // the answer is stored claimed: the generation's first write claims nothing
 	turn, err := a.store.StartTurn(ctx, in)
 	if err != nil {
 		return turn, err
