@@ -312,12 +312,14 @@
 
   // Other tabs and devices: the page's event stream says when the page was stored at a newer
   // version (on connect too, so a reconnect catches up); the editor then reads it from /sync.
-  // With no unsaved text the editor takes the new text in place; with unsaved text it saves now,
-  // which merges the two or shows the conflict view. A version announced while a save or a sync
-  // is in flight is read once that ends.
+  // With no unsaved text the editor takes the new text in place (cursor and scroll kept); with
+  // unsaved text it saves now, which merges the two or shows the conflict view. A version
+  // announced while a save, a sync or this editor's own decision (Accept, Undo, Restore) is in
+  // flight is read once that ends: the decision's answer brings the text itself (#page-sync),
+  // and applySync scrolls to and marks the change, which it cannot do once the text is in.
   function syncFromServer() {
     var s = editor();
-    if (!s || s.inflight || s.conflict || s.syncing || !(s.announced > s.version)) return;
+    if (!s || s.inflight || s.conflict || s.syncing || deciding.size || !(s.announced > s.version)) return;
     s.syncing = true;
     var asked = s.version;
     fetch(s.root.getAttribute("data-sync-url") + "?version=" + asked, {
@@ -325,9 +327,9 @@
     }).then(function (r) {
       if (r.status !== 200) return;
       return r.json().then(function (j) {
-        if (s !== state || s.inflight || s.conflict || s.version !== asked || j.version <= s.version) return;
+        if (s !== state || s.inflight || s.conflict || deciding.size || s.version !== asked || j.version <= s.version) return;
         if (dirty(s)) { save(); return; }
-        $("page-content").value = j.content;
+        replaceText($("page-content"), j.content, false);
         $("page-title").value = j.title;
         s.saved = { title: j.title, content: j.content };
         s.version = j.version;
@@ -340,6 +342,20 @@
       syncFromServer();
     });
   }
+
+  // deciding holds the requests of this editor's decisions ([data-needs-save]: Accept, Undo,
+  // Restore) still in flight; once one ends (its answer swapped in, or failed) a version the
+  // stream announced meanwhile is read, if the answer did not bring it.
+  var deciding = new Set();
+  document.addEventListener("htmx:beforeSend", function (event) { // only a request really sent ends
+    var elt = event.detail.elt, xhr = event.detail.xhr;
+    if (!xhr || !elt.closest || !elt.closest("[data-needs-save]") || !$("page-editor")) return;
+    deciding.add(xhr);
+    xhr.addEventListener("loadend", function () { // after htmx's onload has swapped the answer
+      deciding.delete(xhr);
+      syncFromServer();
+    });
+  });
 
   // listenForChanges keeps the open editor's event stream; a stream the server refused (or that
   // the browser gave up on) is opened again after a while.
@@ -418,7 +434,10 @@
     if (form) form.removeAttribute("data-deciding");
   });
 
-  document.addEventListener("htmx:oobAfterSwap", function (event) { applySync(event.detail.target || event.target); });
+  // The new #page-sync is applied as soon as it is swapped in (htmx fires oobAfterSwap on the new
+  // element; detail.target is the old one, already gone), within the decision's answer, so before
+  // the decision counts as ended; htmx:load (at settle, ~20 ms on) catches any other arrival.
+  document.addEventListener("htmx:oobAfterSwap", function (event) { applySync(event.target); });
   document.addEventListener("htmx:load", function (event) {
     var el = event.target;
     if (el.id === "page-sync") applySync(el);
