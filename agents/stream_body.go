@@ -128,10 +128,8 @@ func notEventStream(kind string, resp *http.Response, body []byte, key string) *
 		}
 		return &UpstreamError{Kind: KindNotEventStream, Code: "html", Message: msg + "."}
 	case "json":
-		if message, code := errorBody(body); message != "" {
-			e := streamError(body, key)
-			e.Code = code
-			return e
+		if message, _ := errorBody(body); message != "" {
+			return streamError(body, key)
 		}
 		return &UpstreamError{Kind: KindNotEventStream, Code: "json",
 			Message: "The model provider answered with a JSON document instead of an event stream: " + clip(redact(printable(body), key), 200)}
