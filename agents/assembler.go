@@ -267,10 +267,12 @@ func (a *assembler) classify(truncated bool) {
 		a.fail(&UpstreamError{Kind: KindRefusal, Code: a.finish, Message: "The model declined to answer."})
 	case a.finish == "" && !a.ended:
 		a.fail(&UpstreamError{Kind: KindIncompleteStream, Message: "The model's stream ended before the answer was finished."})
-	case truncated && strings.TrimSpace(a.content.String()) == "" && len(a.calls) == 0 && a.reasoning.Len() > 0:
-		a.fail(&UpstreamError{Kind: KindTokenLimit, Code: a.finish, Message: "The model spent its whole token budget on reasoning and wrote no answer."})
 	case truncated && strings.TrimSpace(a.content.String()) == "" && len(a.calls) == 0:
-		a.fail(&UpstreamError{Kind: KindTokenLimit, Code: a.finish, Message: "The model reached its token limit before writing any answer."})
+		msg := "The model reached its token limit before writing any answer."
+		if a.reasoning.Len() > 0 {
+			msg = "The model spent its whole token budget on reasoning and wrote no answer."
+		}
+		a.fail(&UpstreamError{Kind: KindTokenLimit, Code: a.finish, Message: msg})
 	}
 }
 
