@@ -189,7 +189,7 @@ func (p *Anthropic) params(req Request) anthropic.MessageNewParams {
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
 	}
-	think := req.Think && p.thinkingBudget > 0
+	think := req.Think // p.thinkingBudget is at least MinThinkingBudget (New checks it)
 	if think && maxTokens <= p.thinkingBudget {
 		maxTokens = p.thinkingBudget + DefaultMaxTokens // the budget counts within max_tokens
 	}
