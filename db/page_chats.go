@@ -56,9 +56,7 @@ func (s *Store) DeletePageExchanges(ctx context.Context, userID, pageID int64, i
 func (s *Store) RestorePageExchanges(ctx context.Context, userID, pageID int64, ids []int64) ([]int64, error) {
 	var out []int64
 	err := s.DB.SelectContext(ctx, &out, `UPDATE chat_exchange e SET deleted_at = NULL
-		WHERE e.user_id = $1 AND e.page_id = $2 AND e.id = ANY($3) AND e.deleted_at IS NOT NULL
-		  AND EXISTS (SELECT 1 FROM pages p WHERE p.id = e.page_id AND p.owner_id = $1 AND p.deleted_at IS NULL)
-		RETURNING e.id`, userID, pageID, int64Array(ids))
+		WHERE `+inTrash+` AND e.page_id = $2 AND e.id = ANY($3) RETURNING e.id`, userID, pageID, int64Array(ids))
 	return out, notFound(err, "restore page exchanges")
 }
 

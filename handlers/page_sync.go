@@ -16,8 +16,8 @@ type pageSyncResponse struct {
 
 // syncPage tells an open editor whether the page changed elsewhere (another tab or device, an
 // accepted proposal, an undo or a restore): GET /pages/:id/sync?version=n answers 204 while the
-// stored version is n, else the stored version, title and content. page.js asks every few seconds
-// while the tab is visible.
+// stored version is n, else the stored version, title and content. page.js asks when the page's
+// event stream (/pages/:id/events) announces a version newer than the one it holds.
 func (a *app) syncPage(c echo.Context) error {
 	p, err := a.viewerPage(c)
 	if err != nil {

@@ -1,6 +1,8 @@
 package markdown
 
 import (
+	"strings"
+
 	"github.com/yuin/goldmark/ast"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
@@ -78,13 +80,13 @@ func scanHeadings(doc string, m []byte) []Section {
 				level = 2
 			}
 			heads = append(heads, Section{Level: level, Setext: true, Start: parStart, End: next,
-				Title: collapseSpace(trimBOM(doc[parStart:pos]))})
+				Title: collapseSpace(strings.TrimPrefix(doc[parStart:pos], bom))})
 			state = none
 			pos = next
 			continue
 		case startATX:
 			heads = append(heads, Section{Level: atxLevel(line[p:]), Start: pos, End: next,
-				Title: atxTitle(trimBOM(trimEOL(doc[pos:next])))})
+				Title: atxTitle(strings.TrimPrefix(trimEOL(doc[pos:next]), bom))})
 			state = none
 			pos = next
 			continue
@@ -463,11 +465,4 @@ func isBlankBytes(s []byte) bool {
 		}
 	}
 	return true
-}
-
-func trimBOM(s string) string {
-	if len(s) >= len(bom) && s[:len(bom)] == bom {
-		return s[len(bom):]
-	}
-	return s
 }
