@@ -284,7 +284,7 @@ func (b *builder) answer(ui int, path []*node, end *node) int {
 		}
 	}
 	if ui >= 0 {
-		if uid := b.userNode(ui); uid != "" {
+		if uid := b.userIDs[ui]; uid != "" {
 			if _, ok := b.leafOf[uid]; !ok {
 				b.leafOf[uid] = ai
 			}
@@ -293,9 +293,6 @@ func (b *builder) answer(ui int, path []*node, end *node) int {
 	b.lastAnswer = ai
 	return ai
 }
-
-// userNode finds the node id of emitted user message ui (kept beside msgs).
-func (b *builder) userNode(ui int) string { return b.userIDs[ui] }
 
 // emit appends m (with pending system text in its metadata) and returns its index.
 func (b *builder) emit(m db.ImportedMessage) int {
