@@ -328,3 +328,17 @@ func bigChatGPTExport(t testing.TB, turns int) string {
 	}
 	return p
 }
+
+func TestAConversationWhoseMessagesFormACycleIsRefused(t *testing.T) {
+	// m2 and m3 are each other's parent: a cycle hanging beside the real first message m1.
+	chat := `{"id": "c1", "title": "Loop", "chat": {"history": {"currentId": "m1", "messages": {
+		"m1": {"id": "m1", "parentId": null, "childrenIds": [], "role": "user", "content": "hi", "timestamp": 1719000000},
+		"m2": {"id": "m2", "parentId": "m3", "childrenIds": [], "role": "assistant", "content": "a", "timestamp": 1719000001},
+		"m3": {"id": "m3", "parentId": "m2", "childrenIds": [], "role": "user", "content": "b", "timestamp": 1719000002}}}},
+		"created_at": 1719000000, "updated_at": 1719000002}`
+	calls := 0
+	_, err := imports.Read(strings.NewReader(chat), func(db.ImportedExchange) error { calls++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "is its own ancestor (the tree has a cycle)") || calls != 0 {
+		t.Fatalf("error %v after %d conversation(s); want the cycle named", err, calls)
+	}
+}

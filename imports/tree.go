@@ -112,13 +112,20 @@ func (t *tree) link() error {
 		}
 		t.children[p] = kept
 	}
-	for _, id := range t.order { // a cycle has no root: walk up at most len steps
-		at := id
-		for steps := 0; at != ""; steps++ {
-			if steps > len(t.order) {
+	// A cycle has no root: walk up at most len steps, stopping at a node already known to reach
+	// one (so a long conversation is checked in linear time, not quadratic).
+	rooted := make(map[string]bool, len(t.order))
+	var path []string
+	for _, id := range t.order {
+		path = path[:0]
+		for at := id; at != "" && !rooted[at]; at = t.nodes[at].parent {
+			if len(path) > len(t.order) {
 				return errorf("message %s is its own ancestor (the tree has a cycle)", id)
 			}
-			at = t.nodes[at].parent
+			path = append(path, at)
+		}
+		for _, at := range path {
+			rooted[at] = true
 		}
 	}
 	return nil
