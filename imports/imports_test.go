@@ -342,3 +342,17 @@ func TestAConversationWhoseMessagesFormACycleIsRefused(t *testing.T) {
 		t.Fatalf("error %v after %d conversation(s); want the cycle named", err, calls)
 	}
 }
+
+func TestAParleyExportWhoseMessagesFormACycleIsRefused(t *testing.T) {
+	// Messages 2 and 3 are each other's parent, beside the real first message 1.
+	export := `{"id": 7, "title": "Loop", "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z",
+		"exported_at": "2026-01-03T00:00:00Z", "messages": [
+		{"id": 1, "parent_id": null, "position": 1, "role": "user", "content": "hi", "status": "complete", "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z"},
+		{"id": 2, "parent_id": 3, "position": 2, "role": "assistant", "content": "a", "status": "complete", "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z"},
+		{"id": 3, "parent_id": 2, "position": 3, "role": "user", "content": "b", "status": "complete", "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z"}]}`
+	calls := 0
+	_, err := imports.Read(strings.NewReader(export), func(db.ImportedExchange) error { calls++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "message 2 is its own ancestor") || calls != 0 {
+		t.Fatalf("error %v after %d conversation(s); want the cycle named", err, calls)
+	}
+}
