@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -105,7 +106,7 @@ func convertChatGPT(raw json.RawMessage) (db.ImportedExchange, error) {
 	if len(c.Mapping) > 0 && len(roots) == 0 {
 		return x, errorf("its mapping has no root node (every node has a parent, so the tree has a cycle)")
 	}
-	sortStrings(roots)
+	slices.Sort(roots)
 	var walk func(id string, depth int) error
 	walk = func(id string, depth int) error {
 		if depth > len(c.Mapping) {

@@ -328,3 +328,31 @@ func bigChatGPTExport(t testing.TB, turns int) string {
 	}
 	return p
 }
+
+func TestAConversationWhoseMessagesFormACycleIsRefused(t *testing.T) {
+	// m2 and m3 are each other's parent: a cycle hanging beside the real first message m1.
+	chat := `{"id": "c1", "title": "Loop", "chat": {"history": {"currentId": "m1", "messages": {
+		"m1": {"id": "m1", "parentId": null, "childrenIds": [], "role": "user", "content": "hi", "timestamp": 1719000000},
+		"m2": {"id": "m2", "parentId": "m3", "childrenIds": [], "role": "assistant", "content": "a", "timestamp": 1719000001},
+		"m3": {"id": "m3", "parentId": "m2", "childrenIds": [], "role": "user", "content": "b", "timestamp": 1719000002}}}},
+		"created_at": 1719000000, "updated_at": 1719000002}`
+	calls := 0
+	_, err := imports.Read(strings.NewReader(chat), func(db.ImportedExchange) error { calls++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "is its own ancestor (the tree has a cycle)") || calls != 0 {
+		t.Fatalf("error %v after %d conversation(s); want the cycle named", err, calls)
+	}
+}
+
+func TestAParleyExportWhoseMessagesFormACycleIsRefused(t *testing.T) {
+	// Messages 2 and 3 are each other's parent, beside the real first message 1.
+	export := `{"id": 7, "title": "Loop", "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z",
+		"exported_at": "2026-01-03T00:00:00Z", "messages": [
+		{"id": 1, "parent_id": null, "position": 1, "role": "user", "content": "hi", "status": "complete", "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z"},
+		{"id": 2, "parent_id": 3, "position": 2, "role": "assistant", "content": "a", "status": "complete", "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z"},
+		{"id": 3, "parent_id": 2, "position": 3, "role": "user", "content": "b", "status": "complete", "created_at": "2026-01-02T03:04:05Z", "updated_at": "2026-01-02T03:04:05Z"}]}`
+	calls := 0
+	_, err := imports.Read(strings.NewReader(export), func(db.ImportedExchange) error { calls++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "message 2 is its own ancestor") || calls != 0 {
+		t.Fatalf("error %v after %d conversation(s); want the cycle named", err, calls)
+	}
+}

@@ -1,9 +1,11 @@
 package imports
 
 import (
+	"cmp"
 	"encoding/json"
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -247,10 +249,5 @@ func deref(v *float64) float64 {
 
 // sortByTime orders ids by the time key gives them, then by id.
 func sortByTime(ids []string, key func(string) float64) {
-	sortStrings(ids)
-	for i := 1; i < len(ids); i++ {
-		for j := i; j > 0 && key(ids[j]) < key(ids[j-1]); j-- {
-			ids[j], ids[j-1] = ids[j-1], ids[j]
-		}
-	}
+	slices.SortFunc(ids, func(a, b string) int { return cmp.Or(cmp.Compare(key(a), key(b)), cmp.Compare(a, b)) })
 }

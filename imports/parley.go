@@ -93,11 +93,19 @@ func convertParley(raw json.RawMessage) (db.ImportedExchange, error) {
 			leafPos, x.Leaf = m.Position, len(x.Messages)-1
 		}
 	}
-	for i, m := range x.Messages { // a cycle has no root: walk up at most len steps
-		for at, steps := m.Parent, 0; at >= 0; at, steps = x.Messages[at].Parent, steps+1 {
-			if steps > len(x.Messages) {
+	// A cycle has no root: walk up at most len steps, stopping at a message known to reach one.
+	rooted := make([]bool, len(x.Messages))
+	var path []int
+	for i := range x.Messages {
+		path = path[:0]
+		for at := i; at >= 0 && !rooted[at]; at = x.Messages[at].Parent {
+			if len(path) > len(x.Messages) {
 				return x, errorf("message %d is its own ancestor", msgs[i].ID)
 			}
+			path = append(path, at)
+		}
+		for _, at := range path {
+			rooted[at] = true
 		}
 	}
 	if allOnBranch {

@@ -197,8 +197,6 @@ func has(fields map[string]json.RawMessage, key string) bool {
 // errorf is a conversion error; convert adds the format and conversation to its message.
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
 
-func sortStrings(s []string) { slices.Sort(s) }
-
 // jsonReason is a decoding error's reason without Go type names where it can be helped.
 func jsonReason(err error) string {
 	var te *json.UnmarshalTypeError

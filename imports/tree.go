@@ -112,13 +112,20 @@ func (t *tree) link() error {
 		}
 		t.children[p] = kept
 	}
-	for _, id := range t.order { // a cycle has no root: walk up at most len steps
-		at := id
-		for steps := 0; at != ""; steps++ {
-			if steps > len(t.order) {
+	// A cycle has no root: walk up at most len steps, stopping at a node already known to reach
+	// one (so a long conversation is checked in linear time, not quadratic).
+	rooted := make(map[string]bool, len(t.order))
+	var path []string
+	for _, id := range t.order {
+		path = path[:0]
+		for at := id; at != "" && !rooted[at]; at = t.nodes[at].parent {
+			if len(path) > len(t.order) {
 				return errorf("message %s is its own ancestor (the tree has a cycle)", id)
 			}
-			at = t.nodes[at].parent
+			path = append(path, at)
+		}
+		for _, at := range path {
+			rooted[at] = true
 		}
 	}
 	return nil
@@ -284,7 +291,7 @@ func (b *builder) answer(ui int, path []*node, end *node) int {
 		}
 	}
 	if ui >= 0 {
-		if uid := b.userNode(ui); uid != "" {
+		if uid := b.userIDs[ui]; uid != "" {
 			if _, ok := b.leafOf[uid]; !ok {
 				b.leafOf[uid] = ai
 			}
@@ -293,9 +300,6 @@ func (b *builder) answer(ui int, path []*node, end *node) int {
 	b.lastAnswer = ai
 	return ai
 }
-
-// userNode finds the node id of emitted user message ui (kept beside msgs).
-func (b *builder) userNode(ui int) string { return b.userIDs[ui] }
 
 // emit appends m (with pending system text in its metadata) and returns its index.
 func (b *builder) emit(m db.ImportedMessage) int {

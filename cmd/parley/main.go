@@ -24,6 +24,7 @@ import (
 
 	"parley/config"
 	"parley/db"
+	"parley/fault"
 	"parley/handlers"
 	"parley/imports"
 )
@@ -258,8 +259,11 @@ func importFile(args []string, stdout io.Writer) error {
 		return err
 	}
 	im, err = imports.Run(ctx, store, im, file)
-	if err != nil {
-		return fmt.Errorf("import of %s: %s", file, im.Error)
+	if f := fault.As(err); f != nil {
+		return fmt.Errorf("import of %s: %s", file, f.Message)
+	}
+	if err != nil { // the message for the page does not say what the database answered: the cause does
+		return fmt.Errorf("import of %s: %s (%w)", file, im.Error, err)
 	}
 	fmt.Fprintf(stdout, "%s export: imported %d conversation(s) with %d message(s) into %s; %d were already there\n",
 		imports.FormatName(im.Format), im.Imported, im.Messages, user.Email, im.Skipped)
