@@ -23,9 +23,9 @@ type Lease struct {
 
 type leaseKey struct{}
 
-// WithLease returns ctx carrying the lease of the generation that writes with it: SetAnswer then
-// claims the answer for the lease (when it is unclaimed and pending) or writes only while the
-// lease is the answer's, and renews it.
+// WithLease returns ctx carrying the lease of the generation that writes with it: SetAnswer and
+// WriteAnswer then claim the answer for the lease (when it is unclaimed and pending) or write only
+// while the lease is the answer's, and renew it.
 func WithLease(ctx context.Context, l Lease) context.Context {
 	return context.WithValue(ctx, leaseKey{}, l)
 }
@@ -44,9 +44,9 @@ func leaseOf(ctx context.Context) (Lease, bool) {
 	return l, ok && l.Holder != ""
 }
 
-// ErrLeaseLost is returned by SetAnswer under a lease that is no longer the answer's: the answer
-// was given up (its lease expired, it was marked interrupted and retried) and another generation
-// owns it now. The writer must stop writing.
+// ErrLeaseLost is returned by SetAnswer and WriteAnswer under a lease that is no longer the
+// answer's: the answer was given up (its lease expired, it was marked interrupted and retried) and
+// another generation owns it now. The writer must stop writing.
 var ErrLeaseLost = &fault.Error{Code: fault.Conflict, Message: "Another generation has taken over this answer."}
 
 // HeldAnswer is an answer a generation holds: its id and the lease holder's name.
