@@ -94,6 +94,10 @@ type Config struct {
 	// DatabaseURL. Behind a transaction-pooling proxy (PgBouncer pool_mode=transaction), point it at
 	// PostgreSQL itself or a session-pooled port: LISTEN needs a connection of its own.
 	ListenDatabaseURL string `env:"PARLEY_LISTEN_DATABASE_URL"`
+	// DBPrepared runs the statements of a chat turn as named prepared statements, parsed and
+	// planned once per connection. Set it false behind a pooler that cannot keep them (PgBouncer in
+	// transaction mode before 1.21, or without max_prepared_statements).
+	DBPrepared bool `env:"PARLEY_DB_PREPARED" envDefault:"true"`
 	// LeaseTimeout is how long an answer stays claimed by the instance generating it without a
 	// heartbeat (renewed every fifth of it); after that any instance marks it interrupted. 0 means
 	// chat.DefaultLease (10 s).

@@ -11,6 +11,7 @@ func TestBadValueNamesItsVariable(t *testing.T) {
 		{"PARLEY_SESSION_TTL", "soon", "PARLEY_SESSION_TTL"},
 		{"PARLEY_MAX_BODY_BYTES", "lots", "PARLEY_MAX_BODY_BYTES"},
 		{"PARLEY_TRUST_PROXY", "maybe", "PARLEY_TRUST_PROXY"},
+		{"PARLEY_DB_PREPARED", "maybe", "PARLEY_DB_PREPARED"},
 		{"PARLEY_LOG_LEVEL", "loud", "PARLEY_LOG_LEVEL"},
 		{"PARLEY_SESSION_KEY", "c2hvcnQ=", "PARLEY_SESSION_KEY"},
 		{"PARLEY_PUBLIC_URL", "ftp://x", "PARLEY_PUBLIC_URL"},
@@ -51,7 +52,7 @@ func TestDefaultsLoadWithADatabaseURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Addr != "localhost:8080" || cfg.Secure() || cfg.LeaseTimeout != 10*time.Second {
+	if cfg.Addr != "localhost:8080" || cfg.Secure() || cfg.LeaseTimeout != 10*time.Second || !cfg.DBPrepared {
 		t.Fatalf("defaults: addr %q secure %v", cfg.Addr, cfg.Secure())
 	}
 }

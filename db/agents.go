@@ -92,7 +92,7 @@ func (s *Store) AgentForTurn(ctx context.Context, id int64, identifier string) (
 		Agent
 		Chosen bool `db:"chosen"`
 	}
-	err := s.DB.SelectContext(ctx, &rows, `WITH chosen AS (SELECT `+agentColumns+` FROM agents
+	err := s.hotSelect(ctx, &rows, `WITH chosen AS (SELECT `+agentColumns+` FROM agents
 			WHERE CASE WHEN $1 <> 0 THEN id = $1 ELSE identifier = $2 AND disabled_at IS NULL AND deleted_at IS NULL END)
 		SELECT *, true AS chosen FROM chosen
 		UNION ALL

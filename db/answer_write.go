@@ -50,7 +50,7 @@ func (s *Store) WriteAnswer(ctx context.Context, w AnswerWrite) ([]int64, error)
 		Written bool          `db:"written"`
 		IDs     pq.Int64Array `db:"ids"`
 	}
-	err := s.DB.GetContext(ctx, &out, `WITH
+	err := s.hotGet(ctx, &out, `WITH
 		ans AS (SELECT id, position, exchange_id FROM chat_message
 			WHERE id = $1 AND ($5 = '' OR generator_id = $5 OR NOT $7 AND generator_id IS NULL AND status = 'pending')),
 		items AS (UPDATE chat_message i SET content = u.content, status = u.status, tool_result = u.tool_result,

@@ -26,20 +26,25 @@ type Store struct {
 	DB *sqlx.DB
 	// SearchTimeout bounds each search statement (PARLEY_SEARCH_TIMEOUT); 0 is DefaultSearchTimeout.
 	SearchTimeout time.Duration
+	// prepared are the hot path's prepared statements (prepared.go); nil runs them unprepared.
+	prepared *prepared
 }
 
 // Open connects to PostgreSQL with a lib/pq DSN (URL or key=value form) and checks the connection
 // within 10 s. Statements with parameters go in one round trip (lib/pq's binary_parameters, unless
 // the DSN sets it): parse, bind and execute are sent together instead of preparing first, which
 // halves the round trips of every statement of a chat turn. Parameters then travel untyped, so a
-// jsonb value must be passed as a string, never as []byte (which is sent as binary bytea).
+// jsonb value must be passed as a string, never as []byte (which is sent as binary bytea). The
+// statements of a chat turn run as named prepared statements (prepared.go; SetPrepared turns them
+// off). The pool keeps up to 20 connections, all of them when idle, so a burst of requests does not
+// close and reopen connections (each a new PostgreSQL backend that prepares its statements again).
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	conn, err := sqlx.Open("postgres", oneRoundTrip(dsn))
 	if err != nil {
 		return nil, fmt.Errorf("db: open: %w", err)
 	}
 	conn.SetMaxOpenConns(20)
-	conn.SetMaxIdleConns(10)
+	conn.SetMaxIdleConns(20)
 	conn.SetConnMaxIdleTime(5 * time.Minute)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -47,11 +52,16 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		conn.Close()
 		return nil, fmt.Errorf("db: cannot reach PostgreSQL (check DATABASE_URL): %w", err)
 	}
-	return &Store{DB: conn}, nil
+	s := &Store{DB: conn}
+	s.SetPrepared(true)
+	return s, nil
 }
 
-// Close closes the pool.
-func (s *Store) Close() error { return s.DB.Close() }
+// Close closes the prepared statements and the pool.
+func (s *Store) Close() error {
+	s.prepared.close()
+	return s.DB.Close()
+}
 
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.DB.PingContext(ctx) }

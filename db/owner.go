@@ -33,7 +33,7 @@ const livePage = `(e.page_id IS NULL OR EXISTS (SELECT 1 FROM pages lp WHERE lp.
 // a page in the trash is ErrNotFound.
 func (s *Store) OwnerExchange(ctx context.Context, o Owner, id int64) (Exchange, error) {
 	var e Exchange
-	err := s.DB.GetContext(ctx, &e, `SELECT `+exchangeColumns+` FROM chat_exchange e
+	err := s.hotGet(ctx, &e, `SELECT `+exchangeColumns+` FROM chat_exchange e
 		WHERE e.id = $1 AND `+ownedBy("$2", "$3")+` AND e.deleted_at IS NULL AND `+livePage, id, o.UserID, o.GuestID)
 	return e, notFound(err, "owner exchange")
 }

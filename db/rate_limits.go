@@ -35,7 +35,7 @@ func (s *Store) TakeRates(ctx context.Context, checks ...RateCheck) ([]RateResul
 		keys[i], every[i], tolerance[i] = c.Key, c.Every.Microseconds(), c.Every.Microseconds()*int64(max(c.Burst, 1))
 	}
 	// EXCLUDED.tat - now() is the check's interval; every SET expression reads the old row (r).
-	rows, err := s.DB.QueryContext(ctx, `
+	rows, err := s.hotQuery(ctx, `
 		INSERT INTO rate_limits AS r (key, tat, tolerance, allowed)
 		SELECT k, now() + e * interval '1 microsecond', t * interval '1 microsecond', true
 		FROM unnest($1::text[], $2::int8[], $3::int8[]) AS c(k, e, t)

@@ -26,7 +26,7 @@ func (s *Store) UserBySession(ctx context.Context, tokenHash []byte, ttl time.Du
 		User
 		LastSeenAt time.Time `db:"session_last_seen_at"`
 	}
-	err := s.DB.GetContext(ctx, &row, `
+	err := s.hotGet(ctx, &row, `
 		SELECT `+prefixed("u.", userColumns)+`, s.last_seen_at AS session_last_seen_at
 		FROM user_sessions s JOIN users u ON u.id = s.user_id
 		WHERE s.token_hash = $1 AND s.expires_at > now()`, tokenHash)

@@ -36,7 +36,7 @@ func (s *Store) followUp(ctx context.Context, in NewTurn) (Turn, bool, error) {
 		Exchange Exchange `db:"exchange"`
 		Turns    int      `db:"turns"`
 	}
-	err := s.DB.SelectContext(ctx, &rows, `WITH
+	err := s.hotSelect(ctx, &rows, `WITH
 		st AS (SELECT e.xmin AS seen, e.turns,
 				EXISTS (SELECT 1 FROM chat_message WHERE exchange_id = e.id AND idempotency_key = $5) AS replay,
 				EXISTS (SELECT 1 FROM chat_message WHERE exchange_id = e.id AND status IN ('pending', 'streaming')) AS busy,

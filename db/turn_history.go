@@ -10,7 +10,7 @@ import "context"
 // its history budget can hold, not the whole conversation.
 func (s *Store) TurnHistory(ctx context.Context, exchangeID, answerID int64, recent int) ([]Message, bool, error) {
 	var out []Message
-	err := s.DB.SelectContext(ctx, &out, `WITH ans AS (SELECT position FROM chat_message WHERE id = $2 AND exchange_id = $1)
+	err := s.hotSelect(ctx, &out, `WITH ans AS (SELECT position FROM chat_message WHERE id = $2 AND exchange_id = $1)
 		(SELECT `+messageColumns+` FROM chat_message m WHERE m.exchange_id = $1 AND m.on_branch AND m.role IN ('user', 'assistant')
 			AND m.position <= (SELECT position FROM ans) ORDER BY m.position DESC, m.id DESC LIMIT $3 + 1)
 		UNION

@@ -89,6 +89,7 @@ func setup(ctx context.Context) (config.Config, *slog.Logger, *db.Store, error) 
 		return cfg, nil, nil, err
 	}
 	store.SearchTimeout = cfg.SearchTimeout
+	store.SetPrepared(cfg.DBPrepared)
 	return cfg, logger, store, nil
 }
 

@@ -70,6 +70,7 @@ func Start(t testing.TB, options ...func(*config.Config)) *App {
 	}
 	t.Cleanup(func() { store.Close() })
 	store.SearchTimeout = cfg.SearchTimeout
+	store.SetPrepared(cfg.DBPrepared)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
