@@ -95,6 +95,10 @@ type NewTurn struct {
 	// Lease, when its Holder is set, stores the pending answer already claimed by that generation
 	// (generator_id, lease_expires_at = now + TTL), so the generation's first write claims nothing.
 	Lease Lease
+	// Rate, when set, is the sender's shared message limit: StartTurn takes one request from it
+	// before storing anything (in the follow-up's own statement, else with TakeRates), and a
+	// refused turn stores nothing and is *RateLimitedError.
+	Rate *RateCheck
 }
 
 // ErrBusy is returned by StartTurn when the exchange still has an answer being generated.
@@ -120,16 +124,26 @@ func (s *Store) KeyUsed(ctx context.Context, o Owner, exchangeID int64, key, que
 // (else ErrKeyReused). The exchange row stays locked
 // until commit, so concurrent sends take turns; one sent while an answer is unfinished is ErrBusy.
 // A foreign exchange is ErrNotFound. The usual follow-up (turn_follow_up.go) is one statement; the
-// transaction settles every other case.
+// transaction settles every other case. in.Rate is taken once, before anything is stored.
 func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 	if in.ExchangeID != 0 {
 		t, ok, err := s.followUp(ctx, in)
 		if isUniqueViolation(err, "chat_message_idempotency_key") {
-			return s.StartTurn(ctx, in) // two identical submits raced; the other one stored the turn
+			return s.StartTurn(ctx, in) // two identical submits raced; the other one stored the turn (and this took nothing)
 		}
 		if err != nil || ok {
 			return t, err
 		}
+		in.Rate = nil // taken by the follow-up's statement, which left this turn to the transaction
+	} else if in.Rate != nil {
+		r, err := s.TakeRates(ctx, *in.Rate)
+		if err != nil {
+			return Turn{}, err
+		}
+		if !r[0].Allowed {
+			return Turn{}, &RateLimitedError{Wait: r[0].Wait}
+		}
+		in.Rate = nil
 	}
 	var t Turn
 	owner := Owner{UserID: in.UserID, GuestID: in.GuestID}

@@ -59,11 +59,6 @@ func (a *app) submitMessage(c echo.Context) error {
 	if !validKey(key) {
 		return refuse(http.StatusBadRequest, "This form is damaged (bad idempotency_key). Reload the page and send again.", 0)
 	}
-	if wait, ok := a.allowChatMessage(c, owner); !ok {
-		secs := int(wait.Seconds() + 0.999)
-		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-		return refuse(http.StatusTooManyRequests, "", secs)
-	}
 	plan, err := a.turnAgent(c, exchange, query)
 	if f := fault.As(err); f != nil && f.Code == fault.Invalid {
 		return refuse(http.StatusUnprocessableEntity, f.Message, 0)
@@ -72,18 +67,33 @@ func (a *app) submitMessage(c echo.Context) error {
 		return err
 	}
 	agent := plan.Agent
-	if owner == (db.Owner{}) { // a guest's first message
+	limitedFor := func(wait time.Duration) error {
+		secs := int(wait.Seconds() + 0.999)
+		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+		return refuse(http.StatusTooManyRequests, "", secs)
+	}
+	var rate *db.RateCheck // the message limit, taken by the statement that stores the turn
+	if owner == (db.Owner{}) { // a guest's first message: limited before a guest session is made for it
+		if wait, ok := a.allowChatMessage(c, owner); !ok {
+			return limitedFor(wait)
+		}
 		if owner.GuestID, err = a.ensureGuest(c); err != nil {
 			return err
 		}
+	} else {
+		check := a.limits.messageCheck(owner.UserID, c.RealIP())
+		rate = &check
 	}
 	turn, err := a.beginTurn(ctx, db.NewTurn{
 		UserID: owner.UserID, GuestID: owner.GuestID, ExchangeID: exchangeID, AgentID: agent.ID, AgentType: agent.AgentType,
 		TeamID: plan.TeamID, Model: plan.Model, AnswerMetadata: plan.Meta,
-		Title: chat.TitleFrom(query), Query: query, IdempotencyKey: key,
+		Title: chat.TitleFrom(query), Query: query, IdempotencyKey: key, Rate: rate,
 	}, chat.Job{UserID: owner.UserID, Agent: agent, Model: plan.Model, Team: plan.Team, Specialists: plan.Specialists})
 	if errors.Is(err, db.ErrBusy) {
 		return refuse(http.StatusConflict, db.ErrBusy.Message, 0)
+	}
+	if limited := (*db.RateLimitedError)(nil); errors.As(err, &limited) {
+		return limitedFor(limited.Wait)
 	}
 	if err != nil {
 		return err

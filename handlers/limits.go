@@ -21,7 +21,8 @@ import (
 // limits are the rate limits that protect cost: chat messages per person (guests per client IP),
 // sign-in attempts per client IP and per account, and agent password attempts per agent and IP.
 // They are token buckets shared by every instance on the database (db.TakeRates, one statement
-// per limited request, none for the others), so N instances behind a load balancer still allow
+// per limited request, none for the others; a chat page's turn takes its message in the statement
+// that stores it, see messageCheck), so N instances behind a load balancer still allow
 // a person the limit once, not N times. While the database cannot answer, each instance falls
 // back to buckets of its own (x/time/rate) with the same rates.
 type limits struct {
@@ -97,15 +98,27 @@ func (l *limits) allowSignIn(ctx context.Context, ip, email string) bool {
 	return ok
 }
 
+// messageCheck is the bucket a chat message takes from: the user's, or for a guest (userID 0) the
+// client IP's at the stricter guest rate (a new guest session does not get a new bucket). A chat
+// page turn hands it to db.StartTurn (NewTurn.Rate), which takes it in the statement that stores
+// the turn: no statement or commit of its own. Such a take has no fallback on this instance; it
+// needs the database, which storing the turn needs anyway.
+func (l *limits) messageCheck(userID int64, ip string) db.RateCheck {
+	if userID != 0 {
+		return l.messages.check(strconv.FormatInt(userID, 10))
+	}
+	return l.guestMessages.check(hashed(ip))
+}
+
 // allowMessage takes one chat message from the user's bucket; when empty it reports how long until
 // the next one is allowed.
 func (l *limits) allowMessage(ctx context.Context, userID int64) (time.Duration, bool) {
-	return l.take(ctx, l.messages.check(strconv.FormatInt(userID, 10)))
+	return l.take(ctx, l.messageCheck(userID, ""))
 }
 
 // allowGuestMessage is allowMessage for a guest, keyed by client IP.
 func (l *limits) allowGuestMessage(ctx context.Context, ip string) (time.Duration, bool) {
-	return l.take(ctx, l.guestMessages.check(hashed(ip)))
+	return l.take(ctx, l.messageCheck(0, ip))
 }
 
 // allowAgentPassword takes one password attempt for the agent from the client IP's bucket.

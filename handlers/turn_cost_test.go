@@ -15,21 +15,21 @@ import (
 )
 
 // Statement budget of one chat turn, as PostgreSQL's statement log counts it: the POST (session,
-// exchange, the shared rate-limit check, the agent with the router's specialists, and the one
-// statement that stores the query and the pending answer already claimed by its generation's
-// lease) and the whole generation of the offline agent's answer (history; the write of its
-// reasoning and its search tool call with the answer marked streaming; the search; the final write
-// of the answer, indexed, with the call's outcome and output). It was 37 statements and 11 commits,
-// then 17 and 6 (issue 10 asks ≤ 10 and ≤ 3; the rate-limit UPSERT, shared by every instance,
-// is the fourth commit).
+// exchange, the agent with the router's specialists, and the one statement that takes the message
+// from the shared rate limit and stores the query and the pending answer already claimed by its
+// generation's lease) and the whole generation of the offline agent's answer (history; the write
+// of its reasoning and its search tool call with the answer marked streaming; the search; the
+// final write of the answer, indexed, with the call's outcome and output). It was 37 statements
+// and 11 commits, then 17 and 6, then 10 and 4 with the rate-limit UPSERT on its own; issue 10
+// asks ≤ 10 and ≤ 3.
 //
 // The batched NOTIFY for the other instances counts as one statement: the notifier gathers a
 // turn's notices for 20 ms, so a turn sends one on a quiet machine and more when it outlasts that
 // window (never more than one per notice: the query, the pending answer, and each write of the
 // answer and of its reasoning and tool items).
 const (
-	maxStatementsPerTurn = 10
-	maxCommitsPerTurn    = 4
+	maxStatementsPerTurn = 9
+	maxCommitsPerTurn    = 3
 	maxNotifiesPerTurn   = 8
 )
 
