@@ -72,7 +72,7 @@ func (a *app) submitMessage(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 		return refuse(http.StatusTooManyRequests, "", secs)
 	}
-	var rate *db.RateCheck // the message limit, taken by the statement that stores the turn
+	var rate *db.RateCheck     // the message limit, taken by the statement that stores the turn
 	if owner == (db.Owner{}) { // a guest's first message: limited before a guest session is made for it
 		if wait, ok := a.allowChatMessage(c, owner); !ok {
 			return limitedFor(wait)
