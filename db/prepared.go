@@ -99,18 +99,6 @@ func (s *Store) hotQuery(ctx context.Context, query string, args ...any) (*sql.R
 	return st.QueryContext(ctx, args...)
 }
 
-// hotQueryx is DB.QueryxContext through the query's prepared statement.
-func (s *Store) hotQueryx(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
-	st, err := s.stmt(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
-		return s.DB.QueryxContext(ctx, query, args...)
-	}
-	return st.QueryxContext(ctx, args...)
-}
-
 // close closes the prepared statements.
 func (p *prepared) close() {
 	if p == nil {

@@ -2,8 +2,12 @@ package db
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/lib/pq"
 )
 
 // exchangeAs selects the exchange columns of ex (a CTE returning exchangeColumns) under the names
@@ -24,9 +28,10 @@ const exchangeAs = `ex.id AS "exchange.id", ex.user_id AS "exchange.user_id", ex
 // the one the checks saw, so a turn that committed meanwhile sends this one to the transaction
 // (which reads again under the lock). The pending answer is stored claimed by in.Lease when set.
 //
-// With in.Rate set, the same statement takes one request from that shared bucket first (as
-// TakeRates), whatever the case: a refused turn stores nothing and is *RateLimitedError; one let
-// through has taken its request even when it goes on to the transaction.
+// With in.Rate set, the same statement then takes one request from that shared bucket (as
+// TakeRates), whatever the case: a refusal (rate_limit_refuse, migration 00023) undoes the whole
+// statement, which stored nothing and took nothing, and is *RateLimitedError; a turn let through
+// has taken its request even when it goes on to the transaction.
 func (s *Store) followUp(ctx context.Context, in NewTurn) (Turn, bool, error) {
 	var key any
 	if in.IdempotencyKey != "" {
@@ -41,66 +46,50 @@ func (s *Store) followUp(ctx context.Context, in NewTurn) (Turn, bool, error) {
 		checks = []RateCheck{*in.Rate}
 	}
 	rateKeys, rateEvery, rateTolerance := rateArgs(checks)
-	rows, err := s.hotQueryx(ctx, followUpSQL,
+	var rows []struct {
+		Message
+		Exchange Exchange `db:"exchange"`
+		Turns    int      `db:"turns"`
+	}
+	err := s.hotSelect(ctx, &rows, followUpSQL,
 		in.ExchangeID, in.UserID, in.GuestID, in.Model, key, in.Query, nullID(in.AgentID), in.AgentType,
 		nullJSON(in.AnswerMetadata), holder, in.Lease.TTL.Seconds(), rateKeys, rateEvery, rateTolerance)
-	if err != nil {
+	if ahead, refused := rateRefusal(err); refused {
+		return Turn{}, false, &RateLimitedError{Wait: rateResult(*in.Rate, false, ahead).Wait}
+	}
+	if err != nil || len(rows) == 0 {
 		return Turn{}, false, notFound(err, "follow-up turn")
 	}
-	defer rows.Close()
-	var stored []followUpRow
-	for rows.Next() {
-		// The refusal row has only its first two columns; the others are NULL.
-		head, err := rows.SliceScan()
-		if err != nil {
-			return Turn{}, false, notFound(err, "follow-up turn")
-		}
-		if kind, _ := head[0].(string); kind == "refused" {
-			ahead, _ := head[1].(int64)
-			return Turn{}, false, &RateLimitedError{Wait: rateResult(*in.Rate, false, ahead).Wait}
-		}
-		var r followUpRow
-		if err := rows.StructScan(&r); err != nil {
-			return Turn{}, false, notFound(err, "follow-up turn")
-		}
-		stored = append(stored, r)
+	if len(rows) != 2 {
+		return Turn{}, false, fmt.Errorf("db: follow-up turn stored %d messages, want 2", len(rows))
 	}
-	if err := rows.Err(); err != nil {
-		return Turn{}, false, notFound(err, "follow-up turn")
-	}
-	if len(stored) == 0 {
-		return Turn{}, false, nil
-	}
-	if len(stored) != 2 {
-		return Turn{}, false, fmt.Errorf("db: follow-up turn stored %d messages, want 2", len(stored))
-	}
-	return Turn{Exchange: stored[0].Exchange, User: stored[0].Message, Assistant: stored[1].Message, Turns: stored[0].Turns}, true, nil
+	return Turn{Exchange: rows[0].Exchange, User: rows[0].Message, Assistant: rows[1].Message, Turns: rows[0].Turns}, true, nil
 }
 
-// followUpRow is one message the follow-up stored, with its exchange.
-type followUpRow struct {
-	Kind        string `db:"kind"`
-	RateAheadMS int64  `db:"rate_ahead_ms"`
-	Message
-	Exchange Exchange `db:"exchange"`
-	Turns    int      `db:"turns"`
+// rateRefusal reports whether err is rate_limit_refuse's refusal, and the bucket's lead over now
+// (ms) it carries.
+func rateRefusal(err error) (aheadMS int64, refused bool) {
+	var pqErr *pq.Error
+	if !errors.As(err, &pqErr) || pqErr.Code != "PR429" {
+		return 0, false
+	}
+	aheadMS, _ = strconv.ParseInt(pqErr.Detail, 10, 64)
+	return aheadMS, true
 }
 
 // followUpSQL is followUp's statement. Parameters: $1 exchange, $2 user, $3 guest, $4 model,
 // $5 idempotency key, $6 query, $7 agent, $8 agent type, $9 answer metadata, $10 lease holder,
-// $11 lease TTL (s), $12–$14 the rate check's arrays (rateArgs; empty for none). It returns the
-// query's and the answer's rows (kind "query", "answer") in that order, nothing when the turn goes
-// to the transaction, or one row of kind "refused" with the bucket's rate_ahead_ms.
+// $11 lease TTL (s), $12–$14 the rate check's arrays (rateArgs; empty for none). The rate take
+// (rl) is read only by the last branch of the final UNION ALL, so PostgreSQL runs it after the
+// turn is stored and its bucket's row stays locked only while the statement commits.
 var followUpSQL = `WITH
-		rl AS (` + takeRatesFrom("$12", "$13", "$14") + `),
 		st AS (SELECT e.xmin AS seen, e.turns,
 				EXISTS (SELECT 1 FROM chat_message WHERE exchange_id = e.id AND idempotency_key = $5) AS replay,
 				EXISTS (SELECT 1 FROM chat_message WHERE exchange_id = e.id AND status IN ('pending', 'streaming')) AS busy,
 				(SELECT coalesce(max(position), 0) + 1 FROM chat_message WHERE exchange_id = e.id) AS next,
 				(SELECT id FROM chat_message WHERE exchange_id = e.id AND role = 'assistant' ORDER BY position DESC, id DESC LIMIT 1) AS last_answer
 			FROM chat_exchange e
-			WHERE e.id = $1 AND ` + ownedBy("$2", "$3") + ` AND e.deleted_at IS NULL AND e.leaf_message_id IS NULL AND ` + livePage + `
-				AND NOT EXISTS (SELECT 1 FROM rl WHERE NOT rl.allowed)),
+			WHERE e.id = $1 AND ` + ownedBy("$2", "$3") + ` AND e.deleted_at IS NULL AND e.leaf_message_id IS NULL AND ` + livePage + `),
 		ex AS (UPDATE chat_exchange e SET updated_at = now(), model = CASE WHEN $4 <> '' THEN $4 ELSE e.model END
 			FROM st WHERE e.id = $1 AND e.xmin = st.seen AND NOT st.replay AND NOT st.busy
 			RETURNING ` + exchangeColumns + `, st.turns + 1 AS turns, st.next, st.last_answer),
@@ -109,12 +98,14 @@ var followUpSQL = `WITH
 		a AS (INSERT INTO chat_message (exchange_id, parent_id, position, role, status, agent_id, agent_type, metadata,
 				generator_id, lease_expires_at)
 			SELECT $1, u.id, u.position + 1, 'assistant', 'pending', $7, $8, coalesce($9::jsonb, '{}'),
-				$10, CASE WHEN $10::text IS NOT NULL THEN now() + make_interval(secs => $11) END FROM u RETURNING *)
-		SELECT 'query' AS kind, 0::int8 AS rate_ahead_ms, ` + prefixed("u.", messageColumns) + `, ` + exchangeAs + ` FROM u, ex
+				$10, CASE WHEN $10::text IS NOT NULL THEN now() + make_interval(secs => $11) END FROM u RETURNING *),
+		rl AS (` + takeRatesFrom("$12", "$13", "$14") + `)
+		SELECT ` + prefixed("u.", messageColumns) + `, ` + exchangeAs + ` FROM u, ex
 		UNION ALL
-		SELECT 'answer', 0, ` + prefixed("a.", messageColumns) + `, ` + exchangeAs + ` FROM a, ex
+		SELECT ` + prefixed("a.", messageColumns) + `, ` + exchangeAs + ` FROM a, ex
 		UNION ALL
-		SELECT 'refused', rl.ahead_ms` + strings.Repeat(", NULL", columnCount(messageColumns)+columnCount(exchangeAs)) + ` FROM rl WHERE NOT rl.allowed
+		SELECT ` + strings.TrimPrefix(strings.Repeat(", NULL", columnCount(messageColumns)+columnCount(exchangeAs)), ", ") + `
+		FROM rl WHERE rate_limit_refuse(rl.allowed, rl.ahead_ms)
 		ORDER BY position`
 
 // columnCount is the number of columns in a comma-separated column list without functions.
