@@ -57,16 +57,18 @@ func (s *Store) WriteAnswer(ctx context.Context, w AnswerWrite) ([]int64, error)
 				duration_ms = u.duration_ms, updated_at = now()
 			FROM ans, unnest($9::bigint[], $10::text[], $11::text[], $12::text[], $13::int[]) AS u(id, content, status, tool_result, duration_ms)
 			WHERE i.id = u.id AND i.exchange_id = ans.exchange_id),
-		moved AS (UPDATE chat_message m SET position = m.position + $14,
-				content = CASE WHEN m.id = $1 THEN $2 ELSE m.content END,
-				status = CASE WHEN m.id = $1 THEN $3 ELSE m.status END,
-				metadata = CASE WHEN m.id = $1 THEN coalesce(m.metadata || $4::jsonb, m.metadata) ELSE m.metadata END,
-				search = CASE WHEN m.id = $1 AND $8 THEN to_tsvector('english', left($2, 300000)) ELSE m.search END,
-				generator_id = CASE WHEN m.id = $1 AND $5 <> '' THEN $5 ELSE m.generator_id END,
-				lease_expires_at = CASE WHEN m.id = $1 AND $5 <> '' THEN now() + make_interval(secs => $6) ELSE m.lease_expires_at END,
-				updated_at = CASE WHEN m.id = $1 THEN now() ELSE m.updated_at END
-			FROM ans WHERE m.exchange_id = ans.exchange_id AND (m.id = ans.id OR $14 > 0 AND m.position > ans.position)
+		moved AS (UPDATE chat_message m SET position = m.position + $14, content = $2, status = $3,
+				metadata = coalesce(m.metadata || $4::jsonb, m.metadata),
+				search = CASE WHEN $8 THEN to_tsvector('english', left($2, 300000)) ELSE m.search END,
+				generator_id = CASE WHEN $5 <> '' THEN $5 ELSE m.generator_id END,
+				lease_expires_at = CASE WHEN $5 <> '' THEN now() + make_interval(secs => $6) ELSE m.lease_expires_at END,
+				updated_at = now()
+			FROM ans WHERE m.id = ans.id
 			RETURNING m.id),
+		-- a later turn moves down with the answer; apart from the answer's own update, so a generic
+		-- plan (the statement is prepared) reads the exchange's later rows only when $14 > 0
+		later AS (UPDATE chat_message m SET position = m.position + $14
+			FROM ans WHERE $14 > 0 AND m.exchange_id = ans.exchange_id AND m.position > ans.position),
 		added AS (INSERT INTO chat_message (exchange_id, parent_id, position, role, content, status, agent_id, agent_type,
 				tool_name, tool_call_id, tool_arguments, tool_result, duration_ms, metadata)
 			SELECT ans.exchange_id, ans.id, ans.position + n.ord - 1, n.role, n.content, n.status, n.agent_id, n.agent_type,

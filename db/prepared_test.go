@@ -1,0 +1,44 @@
+package db_test
+
+import (
+	"context"
+	"testing"
+
+	"parley/db/dbtest"
+)
+
+// A turn's hot statements run as named prepared statements: on one connection the exchange read
+// is prepared once, planned custom five times, and from then on PostgreSQL reuses its generic
+// plan (pg_prepared_statements counts them). SetPrepared(false) prepares nothing.
+func TestTurnStatementsArePreparedAndReuseAGenericPlan(t *testing.T) {
+	ctx := context.Background()
+	for _, on := range []bool{true, false} {
+		store := dbtest.Open(t)
+		store.SetPrepared(on)
+		store.DB.SetMaxOpenConns(1) // the statements and pg_prepared_statements share one session
+		owner, turn := startTurn(t, store, "prepared@example.com")
+		for range 8 {
+			if _, err := store.OwnerExchange(ctx, owner, turn.Exchange.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var plans []struct {
+			Generic int64 `db:"generic_plans"`
+			Custom  int64 `db:"custom_plans"`
+		}
+		err := store.DB.Select(&plans, `SELECT generic_plans, custom_plans FROM pg_prepared_statements
+			WHERE statement LIKE '%FROM chat_exchange e%WHERE e.id = $1 AND (e.user_id = $2 OR e.guest_session_id = $3)%'`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case !on && len(plans) != 0:
+			t.Fatalf("prepared statements off: %d prepared exchange reads, want none", len(plans))
+		case on && len(plans) != 1:
+			t.Fatalf("%d prepared exchange reads on the connection, want 1 (prepared once)", len(plans))
+		case on && (plans[0].Custom > 5 || plans[0].Generic < 3):
+			t.Fatalf("8 exchange reads: %d custom and %d generic plans, want the generic plan from the sixth on", plans[0].Custom, plans[0].Generic)
+		}
+	}
+}
+
