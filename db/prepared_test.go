@@ -41,4 +41,3 @@ func TestTurnStatementsArePreparedAndReuseAGenericPlan(t *testing.T) {
 		}
 	}
 }
-
