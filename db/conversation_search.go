@@ -29,26 +29,79 @@ const (
 	HighlightStop  = "\x02"
 )
 
+// searchRankedMatches is the most matching messages of one person a search fetches and ranks
+// (SearchConversations); past it the words are common for that person and the search lists their
+// newest matches instead.
+const searchRankedMatches = 2000
+
+// liveConversation is true when the conversation e.id of a chat_message m (or the exchange id in
+// its place) belongs to user $1 and is listed: not in the trash, a general chat or a chat about
+// one of their pages not in the trash.
+const liveConversation = `EXISTS (SELECT FROM chat_exchange e LEFT JOIN pages p ON p.id = e.page_id
+	WHERE e.id = m.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
+	  AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1)))`
+
 // SearchConversations searches the titles and every message of the user's live conversations,
 // general chats and chats about their live pages, with websearch_to_tsquery('english', query): one
-// hit per conversation, its best message, ranked by relevance (a title match counts double) then
-// recency, at most limit. Its cost follows the user's own matches, never the instance's: it reads
-// chat_message_owner_search_idx and chat_exchange_owner_title_search_idx, both keyed by owner. A
-// query with no searchable words finds nothing; one that runs longer than s.SearchTimeout is
-// stopped and answers ErrSearchTimeout.
+// hit per conversation, at most limit, ranked by relevance (a title match counts double) then
+// recency. Its cost follows the user's own matches and the page of results, never the instance's.
+//
+// Which conversations are ranked depends on how common the words are for this person:
+//   - in at most 2,000 of their messages (searchRankedMatches): every match is ranked, and each
+//     conversation's hit is its best message (chat_message_owner_search_idx);
+//   - in more: the candidates are the newest limit conversations holding a match, found by
+//     walking back from the person's newest message (chat_message_owner_recent_idx), each with its
+//     newest matching message as its hit, plus title matches active since the oldest of those; they
+//     are then ranked among themselves. A word in 1% of a million messages costs a few thousand
+//     rows instead of ten thousand ranked matches.
+//
+// Titles come from chat_exchange_owner_title_search_idx. A query with no searchable words finds
+// nothing; one that runs longer than s.SearchTimeout is stopped and answers ErrSearchTimeout.
 func (s *Store) SearchConversations(ctx context.Context, userID int64, query string, limit int) ([]ConversationHit, error) {
+	return s.searchConversations(ctx, userID, query, limit, searchRankedMatches)
+}
+
+// searchConversations is SearchConversations ranking every match when there are at most ranked.
+func (s *Store) searchConversations(ctx context.Context, userID int64, query string, limit, ranked int) ([]ConversationHit, error) {
 	var hits []ConversationHit
 	err := s.searching(ctx, func(ctx context.Context, q sqlx.QueryerContext) error {
 		return sqlx.SelectContext(ctx, q, &hits, `
-		WITH msg AS (
-			SELECT DISTINCT ON (m.exchange_id) m.exchange_id, m.id, ts_rank(m.search, websearch_to_tsquery('english', $2)) AS rank, m.created_at
-			FROM chat_message m
-			WHERE m.user_id = $1 AND m.search @@ websearch_to_tsquery('english', $2)
-			ORDER BY m.exchange_id, 3 DESC, m.id DESC),
+		WITH RECURSIVE q AS (SELECT websearch_to_tsquery('english', $2) AS q),
+		-- Up to $4 + 1 of the person's matches, in no order: all of them when there are at most $4.
+		cand AS MATERIALIZED (
+			SELECT m.exchange_id, m.id, ts_rank(m.search, q.q) AS rank, m.created_at
+			FROM chat_message m, q
+			WHERE m.user_id = $1 AND m.search @@ q.q
+			LIMIT $4 + 1),
+		common AS (SELECT count(*) > $4 AS yes FROM cand),
+		-- More: walk back from the person's newest message, one live conversation at a time (each
+		-- step resumes after the last hit), until $3 conversations are found.
+		recent AS (
+			(SELECT m.exchange_id, m.id, ts_rank(m.search, q.q) AS rank, m.created_at, ARRAY[m.exchange_id] AS seen
+			 FROM chat_message m, q
+			 WHERE (SELECT yes FROM common) AND m.user_id = $1 AND m.search @@ q.q AND `+liveConversation+`
+			 ORDER BY m.created_at DESC, m.id DESC LIMIT 1)
+			UNION ALL
+			SELECT x.* FROM recent r CROSS JOIN LATERAL (
+				SELECT m.exchange_id, m.id, ts_rank(m.search, q.q), m.created_at, r.seen || m.exchange_id
+				FROM chat_message m, q
+				WHERE m.user_id = $1 AND (m.created_at, m.id) < (r.created_at, r.id) AND m.search @@ q.q
+				  AND m.exchange_id <> ALL (r.seen) AND `+liveConversation+`
+				ORDER BY m.created_at DESC, m.id DESC LIMIT 1) x
+			WHERE cardinality(r.seen) < $3),
+		msg AS (
+			(SELECT DISTINCT ON (c.exchange_id) c.exchange_id, c.id, c.rank, c.created_at
+			 FROM cand c WHERE NOT (SELECT yes FROM common)
+			 ORDER BY c.exchange_id, c.rank DESC, c.id DESC)
+			UNION ALL
+			SELECT r.exchange_id, r.id, r.rank, r.created_at FROM recent r),
+		-- Title matches: all of them, or after a walk that found $3 those active since its oldest hit.
+		since AS (SELECT CASE WHEN count(*) < $3 THEN '-infinity' ELSE min(r.created_at) END AS at FROM recent r),
 		title AS (
-			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), websearch_to_tsquery('english', $2)) AS rank, e.updated_at
-			FROM chat_exchange e
-			WHERE e.user_id = $1 AND e.deleted_at IS NULL AND to_tsvector('english', e.title) @@ websearch_to_tsquery('english', $2)),
+			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), q.q) AS rank, e.updated_at
+			FROM chat_exchange e, q
+			WHERE e.user_id = $1 AND e.deleted_at IS NULL AND to_tsvector('english', e.title) @@ q.q
+			  AND e.updated_at >= (SELECT at FROM since)),
 		found AS (
 			SELECT coalesce(msg.exchange_id, title.exchange_id) AS exchange_id, coalesce(msg.id, 0) AS message_id,
 			       coalesce(msg.rank, 0) + coalesce(title.rank, 0) AS rank, coalesce(msg.created_at, title.updated_at) AS at
@@ -66,12 +119,12 @@ func (s *Store) SearchConversations(ctx context.Context, userID int64, query str
 				OFFSET 0) x
 			LIMIT $3)
 		SELECT b.exchange_id, b.message_id, b.rank, b.page_id, b.page_title,
-		       ts_headline('english', b.title, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',HighlightAll=true') AS title,
-		       coalesce((SELECT ts_headline('english', m.content, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',MaxWords=24,MinWords=8,MaxFragments=2,FragmentDelimiter= … ')
+		       ts_headline('english', b.title, q.q, 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',HighlightAll=true') AS title,
+		       coalesce((SELECT ts_headline('english', m.content, q.q, 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',MaxWords=24,MinWords=8,MaxFragments=2,FragmentDelimiter= … ')
 		                 FROM chat_message m WHERE m.id = b.message_id), '') AS snippet,
 		       b.at
-		FROM best b
-		ORDER BY b.rank DESC, b.at DESC, b.exchange_id DESC`, userID, query, limit)
+		FROM best b, q
+		ORDER BY b.rank DESC, b.at DESC, b.exchange_id DESC`, userID, query, limit, ranked)
 	})
 	if err != nil {
 		return nil, notFound(err, "search conversations")

@@ -125,6 +125,10 @@ func TestHotChatQueriesNeverScanAChatTable(t *testing.T) {
 			_, err := r.SearchConversations(ctx, small, seed.Common, 31)
 			return err
 		}},
+		{"search, a word common for the person (the newest-first walk)", func() error {
+			_, err := db.SearchConversationsRankingAtMost(r.Store, ctx, big, seed.Common, 31, 50)
+			return err
+		}},
 		{"search, 5% word and a phrase", func() error {
 			_, err := r.SearchConversations(ctx, big, seed.Frequent+` "`+seed.Common+` `+seed.Vocabulary[5]+`"`, 31)
 			return err
