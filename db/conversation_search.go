@@ -30,15 +30,18 @@ const (
 )
 
 // searchRankedMatches is the most matching messages of one person a search fetches and ranks
-// (SearchConversations); past it the words are common for that person and the search lists their
-// newest matches instead.
+// (SearchConversations); past it the words are common for that person and the search looks for its
+// page of conversations among their searchWindow newest messages first.
 const searchRankedMatches = 2000
 
-// liveConversation is true when the conversation e.id of a chat_message m (or the exchange id in
-// its place) belongs to user $1 and is listed: not in the trash, a general chat or a chat about
-// one of their pages not in the trash.
+// searchWindow is how many of a person's newest messages a search for words common for them reads
+// (SearchConversations).
+const searchWindow = 5000
+
+// liveConversation is true when the conversation d.exchange_id belongs to user $1 and is listed:
+// not in the trash, a general chat or a chat about one of their pages not in the trash.
 const liveConversation = `EXISTS (SELECT FROM chat_exchange e LEFT JOIN pages p ON p.id = e.page_id
-	WHERE e.id = m.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
+	WHERE e.id = d.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
 	  AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1)))`
 
 // SearchConversations searches the titles and every message of the user's live conversations,
@@ -47,26 +50,28 @@ const liveConversation = `EXISTS (SELECT FROM chat_exchange e LEFT JOIN pages p 
 // recency. Its cost follows the user's own matches and the page of results, never the instance's.
 //
 // Which conversations are ranked depends on how common the words are for this person:
-//   - in at most 2,000 of their messages (searchRankedMatches): every match is ranked, and each
-//     conversation's hit is its best message (chat_message_owner_search_idx);
-//   - in more: the candidates are the newest limit conversations holding a match, found by
-//     walking back from the person's newest message (chat_message_owner_recent_idx), each with its
-//     newest matching message as its hit, plus title matches active since the oldest of those; they
-//     are then ranked among themselves. A word in 1% of a million messages costs a few thousand
-//     rows instead of ten thousand ranked matches.
+//   - in at most 2,000 of their messages (searchRankedMatches), or in fewer than limit
+//     conversations among their newest 5,000 messages (searchWindow): every match is ranked, and
+//     each conversation's hit is its best message (chat_message_owner_search_idx);
+//   - otherwise the candidates are the newest limit conversations holding a match in those 5,000
+//     messages (chat_message_owner_recent_idx), each with its newest matching message as its hit,
+//     plus the title matches active since the oldest of those hits, ranked among themselves. A
+//     word in 1% of a million messages then costs 2,000 matches and 5,000 recent messages read,
+//     instead of 10,000 matches fetched and ranked.
 //
 // Titles come from chat_exchange_owner_title_search_idx. A query with no searchable words finds
 // nothing; one that runs longer than s.SearchTimeout is stopped and answers ErrSearchTimeout.
 func (s *Store) SearchConversations(ctx context.Context, userID int64, query string, limit int) ([]ConversationHit, error) {
-	return s.searchConversations(ctx, userID, query, limit, searchRankedMatches)
+	return s.searchConversations(ctx, userID, query, limit, searchRankedMatches, searchWindow)
 }
 
-// searchConversations is SearchConversations ranking every match when there are at most ranked.
-func (s *Store) searchConversations(ctx context.Context, userID int64, query string, limit, ranked int) ([]ConversationHit, error) {
+// searchConversations is SearchConversations ranking every match when there are at most ranked,
+// or when the newest window messages hold matches in fewer than limit conversations.
+func (s *Store) searchConversations(ctx context.Context, userID int64, query string, limit, ranked, window int) ([]ConversationHit, error) {
 	var hits []ConversationHit
 	err := s.searching(ctx, func(ctx context.Context, q sqlx.QueryerContext) error {
 		return sqlx.SelectContext(ctx, q, &hits, `
-		WITH RECURSIVE q AS (SELECT websearch_to_tsquery('english', $2) AS q),
+		WITH q AS (SELECT websearch_to_tsquery('english', $2) AS q),
 		-- Up to $4 + 1 of the person's matches, in no order: all of them when there are at most $4.
 		cand AS MATERIALIZED (
 			SELECT m.exchange_id, m.id, ts_rank(m.search, q.q) AS rank, m.created_at
@@ -74,29 +79,36 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 			WHERE m.user_id = $1 AND m.search @@ q.q
 			LIMIT $4 + 1),
 		common AS (SELECT count(*) > $4 AS yes FROM cand),
-		-- More: walk back from the person's newest message, one live conversation at a time (each
-		-- step resumes after the last hit), until $3 conversations are found.
-		recent AS (
-			(SELECT m.exchange_id, m.id, ts_rank(m.search, q.q) AS rank, m.created_at, ARRAY[m.exchange_id] AS seen
-			 FROM chat_message m, q
-			 WHERE (SELECT yes FROM common) AND m.user_id = $1 AND m.search @@ q.q AND `+liveConversation+`
-			 ORDER BY m.created_at DESC, m.id DESC LIMIT 1)
+		-- More: the newest $3 live conversations with a match among the person's newest $5 messages,
+		-- each at its newest match (OFFSET 0 keeps the liveness check lazy, stopping at $3).
+		newest AS MATERIALIZED (
+			SELECT d.exchange_id, d.id, d.rank, d.created_at
+			FROM (SELECT * FROM (
+				SELECT DISTINCT ON (w.exchange_id) w.exchange_id, w.id, ts_rank(w.search, q.q) AS rank, w.created_at
+				FROM (SELECT m.exchange_id, m.id, m.search, m.created_at FROM chat_message m
+				      WHERE (SELECT yes FROM common) AND m.user_id = $1
+				      ORDER BY m.created_at DESC, m.id DESC LIMIT $5) w, q
+				WHERE w.search @@ q.q
+				ORDER BY w.exchange_id, w.created_at DESC, w.id DESC) n
+			      ORDER BY n.created_at DESC, n.id DESC OFFSET 0) d
+			WHERE `+liveConversation+`
+			LIMIT $3),
+		enough AS (SELECT count(*) >= $3 AS yes FROM newest),
+		-- Otherwise every match: the ones fetched, or, when they were common but not recent enough,
+		-- all of them again.
+		every AS (
+			SELECT c.exchange_id, c.id, c.rank, c.created_at FROM cand c WHERE NOT (SELECT yes FROM common)
 			UNION ALL
-			SELECT x.* FROM recent r CROSS JOIN LATERAL (
-				SELECT m.exchange_id, m.id, ts_rank(m.search, q.q), m.created_at, r.seen || m.exchange_id
-				FROM chat_message m, q
-				WHERE m.user_id = $1 AND (m.created_at, m.id) < (r.created_at, r.id) AND m.search @@ q.q
-				  AND m.exchange_id <> ALL (r.seen) AND `+liveConversation+`
-				ORDER BY m.created_at DESC, m.id DESC LIMIT 1) x
-			WHERE cardinality(r.seen) < $3),
+			SELECT m.exchange_id, m.id, ts_rank(m.search, q.q), m.created_at
+			FROM chat_message m, q
+			WHERE (SELECT yes FROM common) AND NOT (SELECT yes FROM enough) AND m.user_id = $1 AND m.search @@ q.q),
 		msg AS (
-			(SELECT DISTINCT ON (c.exchange_id) c.exchange_id, c.id, c.rank, c.created_at
-			 FROM cand c WHERE NOT (SELECT yes FROM common)
-			 ORDER BY c.exchange_id, c.rank DESC, c.id DESC)
+			(SELECT DISTINCT ON (v.exchange_id) v.exchange_id, v.id, v.rank, v.created_at
+			 FROM every v ORDER BY v.exchange_id, v.rank DESC, v.id DESC)
 			UNION ALL
-			SELECT r.exchange_id, r.id, r.rank, r.created_at FROM recent r),
-		-- Title matches: all of them, or after a walk that found $3 those active since its oldest hit.
-		since AS (SELECT CASE WHEN count(*) < $3 THEN '-infinity' ELSE min(r.created_at) END AS at FROM recent r),
+			SELECT n.exchange_id, n.id, n.rank, n.created_at FROM newest n WHERE (SELECT yes FROM enough)),
+		-- Title matches: all of them, or with the newest conversations those active since their oldest hit.
+		since AS (SELECT CASE WHEN (SELECT yes FROM enough) THEN min(n.created_at) ELSE '-infinity' END AS at FROM newest n),
 		title AS (
 			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), q.q) AS rank, e.updated_at
 			FROM chat_exchange e, q
@@ -124,7 +136,7 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 		                 FROM chat_message m WHERE m.id = b.message_id), '') AS snippet,
 		       b.at
 		FROM best b, q
-		ORDER BY b.rank DESC, b.at DESC, b.exchange_id DESC`, userID, query, limit, ranked)
+		ORDER BY b.rank DESC, b.at DESC, b.exchange_id DESC`, userID, query, limit, ranked, window)
 	})
 	if err != nil {
 		return nil, notFound(err, "search conversations")

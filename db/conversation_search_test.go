@@ -102,7 +102,7 @@ func TestACommonWordListsTheNewestConversationsHoldingIt(t *testing.T) {
 	other := newSearchFixture(t, store, "bob@example.com")
 	other.conversation("Bob", 0, now, "quinces too", "ok")
 
-	walked, err := db.SearchConversationsRankingAtMost(store, ctx, f.user, "quinces", 5, 3)
+	walked, err := db.SearchConversationsWith(store, ctx, f.user, "quinces", 5, 3, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestACommonWordListsTheNewestConversationsHoldingIt(t *testing.T) {
 		}
 	}
 
-	ranked, err := db.SearchConversationsRankingAtMost(store, ctx, f.user, "quinces", 5, 1000)
+	ranked, err := db.SearchConversationsWith(store, ctx, f.user, "quinces", 5, 1000, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,42 +131,82 @@ func TestACommonWordListsTheNewestConversationsHoldingIt(t *testing.T) {
 		t.Fatalf("ranked hits %v, want the two title matches, then the page chat", got)
 	}
 	if ids := hitIDs(walked); slices.ContainsFunc(ids, func(h [2]int64) bool { return h[0] == oldTitle }) {
-		t.Fatalf("the walk listed a title match older than its hits: %v", ids)
+		t.Fatalf("the newest conversations came with a title match older than their hits: %v", ids)
+	}
+	// When the newest messages hold too few of its conversations, every match is ranked.
+	narrow, err := db.SearchConversationsWith(store, ctx, f.user, "quinces", 5, 3, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := hitIDs(narrow), hitIDs(ranked); !slices.Equal(a, b) {
+		t.Fatalf("with 3 newest messages read the hits are %v, want every match ranked: %v", a, b)
 	}
 }
 
-// When the walk reaches every matching conversation (fewer than the limit), it finds exactly what
-// ranking every match finds, hit for hit, on seeded conversations where each match ranks alike.
-func TestTheNewestFirstWalkFindsWhatFullRankingFinds(t *testing.T) {
+// For a word common for the person, every conversation listed with a message hit is one of the
+// newest limit conversations holding it, at its newest match (checked against a plain query on
+// seeded conversations), and the hits are in rank order; with too few of them among the newest
+// messages read, the search ranks every match, exactly as for a rare word.
+func TestCommonWordHitsAreTheNewestConversationsHoldingIt(t *testing.T) {
 	ctx := context.Background()
 	store := dbtest.Open(t)
 	seed := dbtest.NewSeeder(t, store.DB)
-	users := seed.Users(t, "walk", 2)
+	users := seed.Users(t, "recent", 2)
 	seed.Conversations(t, users, 300, 10)
 	seed.Analyze(t)
-	for _, query := range []string{seed.Common, seed.Frequent, seed.Frequent + " or " + seed.Common, `"` + seed.Vocabulary[3] + " " + seed.Vocabulary[4] + `"`} {
-		ranked, err := db.SearchConversationsRankingAtMost(store, ctx, users[0], query, 1000, 100000)
+	user := users[0]
+	const limit = 25
+	for _, query := range []string{seed.Frequent, seed.Vocabulary[3] + " or " + seed.Vocabulary[4], seed.Frequent + " -" + seed.Vocabulary[6]} {
+		var newest []struct {
+			ExchangeID int64 `db:"exchange_id"`
+			MessageID  int64 `db:"id"`
+		}
+		if err := store.DB.Select(&newest, `SELECT exchange_id, id FROM (
+				SELECT DISTINCT ON (exchange_id) exchange_id, id, created_at FROM chat_message
+				WHERE user_id = $1 AND search @@ websearch_to_tsquery('english', $2)
+				ORDER BY exchange_id, created_at DESC, id DESC) n
+			ORDER BY created_at DESC, id DESC LIMIT $3`, user, query, limit); err != nil {
+			t.Fatal(err)
+		}
+		if len(newest) < limit {
+			t.Fatalf("%q is in %d conversations: the seed does not exercise the search", query, len(newest))
+		}
+		want := map[int64]int64{}
+		for _, n := range newest {
+			want[n.ExchangeID] = n.MessageID
+		}
+		hits, err := db.SearchConversationsWith(store, ctx, user, query, limit, 0, 100000)
 		if err != nil {
 			t.Fatal(err)
 		}
-		walked, err := db.SearchConversationsRankingAtMost(store, ctx, users[0], query, 1000, 0)
+		if len(hits) != limit {
+			t.Fatalf("%q: %d hits, want %d", query, len(hits), limit)
+		}
+		messages := 0
+		for i, h := range hits {
+			if h.MessageID != 0 {
+				messages++
+				if want[h.ExchangeID] != h.MessageID {
+					t.Errorf("%q: hit %d is conversation %d at message %d, not one of the newest holding it at its newest match", query, i, h.ExchangeID, h.MessageID)
+				}
+			}
+			if i > 0 && (h.Rank > hits[i-1].Rank || h.Rank == hits[i-1].Rank && h.At.After(hits[i-1].At)) {
+				t.Errorf("%q: hit %d (rank %v, %v) comes after a lower one (rank %v, %v)", query, i, h.Rank, h.At, hits[i-1].Rank, hits[i-1].At)
+			}
+		}
+		if messages == 0 {
+			t.Fatalf("%q: no message hits", query)
+		}
+		narrow, err := db.SearchConversationsWith(store, ctx, user, query, limit, 0, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(ranked) == 0 && query != `"`+seed.Vocabulary[3]+" "+seed.Vocabulary[4]+`"` {
-			t.Fatalf("%q finds nothing: the seed does not exercise the search", query)
+		ranked, err := db.SearchConversationsWith(store, ctx, user, query, limit, 100000, 10)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if a, b := hitIDs(ranked), hitIDs(walked); !slices.Equal(a, b) {
-			t.Errorf("%q: ranked %d hits, walked %d; first difference at %d", query, len(a), len(b), firstDiff(a, b))
-		}
-	}
-}
-
-func firstDiff(a, b [][2]int64) int {
-	for i := range min(len(a), len(b)) {
-		if a[i] != b[i] {
-			return i
+		if a, b := hitIDs(narrow), hitIDs(ranked); !slices.Equal(a, b) {
+			t.Errorf("%q: reading 10 newest messages the hits are %v, want every match ranked: %v", query, a, b)
 		}
 	}
-	return min(len(a), len(b))
 }

@@ -1,6 +1,7 @@
 package db
 
-// SearchConversationsRankingAtMost is SearchConversations ranking every match only when there are
-// at most ranked (SearchConversations: searchRankedMatches), so tests reach the newest-first walk
-// with a few messages.
-var SearchConversationsRankingAtMost = (*Store).searchConversations
+// SearchConversationsWith is SearchConversations ranking every match when there are at most
+// ranked (SearchConversations: searchRankedMatches) or when the newest window messages
+// (searchWindow) hold matches in fewer than limit conversations, so tests reach either way with a
+// few messages.
+var SearchConversationsWith = (*Store).searchConversations
