@@ -71,12 +71,12 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 	var hits []ConversationHit
 	err := s.searching(ctx, func(ctx context.Context, q sqlx.QueryerContext) error {
 		return sqlx.SelectContext(ctx, q, &hits, `
-		WITH q AS (SELECT websearch_to_tsquery('english', $2) AS q),
+		WITH
 		-- Up to $4 + 1 of the person's matches, in no order: all of them when there are at most $4.
 		cand AS MATERIALIZED (
-			SELECT m.exchange_id, m.id, ts_rank(m.search, q.q) AS rank, m.created_at
-			FROM chat_message m, q
-			WHERE m.user_id = $1 AND m.search @@ q.q
+			SELECT m.exchange_id, m.id, ts_rank(m.search, websearch_to_tsquery('english', $2)) AS rank, m.created_at
+			FROM chat_message m
+			WHERE m.user_id = $1 AND m.search @@ websearch_to_tsquery('english', $2)
 			LIMIT $4 + 1),
 		common AS (SELECT count(*) > $4 AS yes FROM cand),
 		-- More: the newest $3 live conversations with a match among the person's newest $5 messages,
@@ -84,11 +84,11 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 		newest AS MATERIALIZED (
 			SELECT d.exchange_id, d.id, d.rank, d.created_at
 			FROM (SELECT * FROM (
-				SELECT DISTINCT ON (w.exchange_id) w.exchange_id, w.id, ts_rank(w.search, q.q) AS rank, w.created_at
+				SELECT DISTINCT ON (w.exchange_id) w.exchange_id, w.id, ts_rank(w.search, websearch_to_tsquery('english', $2)) AS rank, w.created_at
 				FROM (SELECT m.exchange_id, m.id, m.search, m.created_at FROM chat_message m
 				      WHERE (SELECT yes FROM common) AND m.user_id = $1
-				      ORDER BY m.created_at DESC, m.id DESC LIMIT $5) w, q
-				WHERE w.search @@ q.q
+				      ORDER BY m.created_at DESC, m.id DESC LIMIT $5) w
+				WHERE w.search @@ websearch_to_tsquery('english', $2)
 				ORDER BY w.exchange_id, w.created_at DESC, w.id DESC) n
 			      ORDER BY n.created_at DESC, n.id DESC OFFSET 0) d
 			WHERE `+liveConversation+`
@@ -99,9 +99,9 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 		every AS (
 			SELECT c.exchange_id, c.id, c.rank, c.created_at FROM cand c WHERE NOT (SELECT yes FROM common)
 			UNION ALL
-			SELECT m.exchange_id, m.id, ts_rank(m.search, q.q), m.created_at
-			FROM chat_message m, q
-			WHERE (SELECT yes FROM common) AND NOT (SELECT yes FROM enough) AND m.user_id = $1 AND m.search @@ q.q),
+			SELECT m.exchange_id, m.id, ts_rank(m.search, websearch_to_tsquery('english', $2)), m.created_at
+			FROM chat_message m
+			WHERE (SELECT yes FROM common) AND NOT (SELECT yes FROM enough) AND m.user_id = $1 AND m.search @@ websearch_to_tsquery('english', $2)),
 		msg AS (
 			(SELECT DISTINCT ON (v.exchange_id) v.exchange_id, v.id, v.rank, v.created_at
 			 FROM every v ORDER BY v.exchange_id, v.rank DESC, v.id DESC)
@@ -110,9 +110,9 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 		-- Title matches: all of them, or with the newest conversations those active since their oldest hit.
 		since AS (SELECT CASE WHEN (SELECT yes FROM enough) THEN min(n.created_at) ELSE '-infinity' END AS at FROM newest n),
 		title AS (
-			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), q.q) AS rank, e.updated_at
-			FROM chat_exchange e, q
-			WHERE e.user_id = $1 AND e.deleted_at IS NULL AND to_tsvector('english', e.title) @@ q.q
+			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), websearch_to_tsquery('english', $2)) AS rank, e.updated_at
+			FROM chat_exchange e
+			WHERE e.user_id = $1 AND e.deleted_at IS NULL AND to_tsvector('english', e.title) @@ websearch_to_tsquery('english', $2)
 			  AND e.updated_at >= (SELECT at FROM since)),
 		found AS (
 			SELECT coalesce(msg.exchange_id, title.exchange_id) AS exchange_id, coalesce(msg.id, 0) AS message_id,
@@ -131,11 +131,11 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 				OFFSET 0) x
 			LIMIT $3)
 		SELECT b.exchange_id, b.message_id, b.rank, b.page_id, b.page_title,
-		       ts_headline('english', b.title, q.q, 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',HighlightAll=true') AS title,
-		       coalesce((SELECT ts_headline('english', m.content, q.q, 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',MaxWords=24,MinWords=8,MaxFragments=2,FragmentDelimiter= … ')
+		       ts_headline('english', b.title, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',HighlightAll=true') AS title,
+		       coalesce((SELECT ts_headline('english', m.content, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',MaxWords=24,MinWords=8,MaxFragments=2,FragmentDelimiter= … ')
 		                 FROM chat_message m WHERE m.id = b.message_id), '') AS snippet,
 		       b.at
-		FROM best b, q
+		FROM best b
 		ORDER BY b.rank DESC, b.at DESC, b.exchange_id DESC`, userID, query, limit, ranked, window)
 	})
 	if err != nil {
