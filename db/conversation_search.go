@@ -38,11 +38,14 @@ const searchRankedMatches = 2000
 // (SearchConversations).
 const searchWindow = 5000
 
-// liveConversation is true when the conversation d.exchange_id belongs to user $1 and is listed:
-// not in the trash, a general chat or a chat about one of their pages not in the trash.
-const liveConversation = `EXISTS (SELECT FROM chat_exchange e LEFT JOIN pages p ON p.id = e.page_id
+// liveConversation keeps a row d whose conversation d.exchange_id belongs to user $1 and is listed:
+// not in the trash, a general chat or a chat about one of their pages not in the trash. It is a
+// lateral lookup by primary key (OFFSET 0 keeps the planner from turning it into a join over all
+// the person's conversations), so its cost follows the rows it checks.
+const liveConversation = `CROSS JOIN LATERAL (SELECT FROM chat_exchange e LEFT JOIN pages p ON p.id = e.page_id
 	WHERE e.id = d.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
-	  AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1)))`
+	  AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1))
+	OFFSET 0) live`
 
 // SearchConversations searches the titles and every message of the user's live conversations,
 // general chats and chats about their live pages, with websearch_to_tsquery('english', query): one
@@ -80,7 +83,7 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 			LIMIT $4 + 1),
 		common AS (SELECT count(*) > $4 AS yes FROM cand),
 		-- More: the newest $3 live conversations with a match among the person's newest $5 messages,
-		-- each at its newest match (OFFSET 0 keeps the liveness check lazy, stopping at $3).
+		-- each at its newest match, checked live in that order until $3 are found.
 		newest AS MATERIALIZED (
 			SELECT d.exchange_id, d.id, d.rank, d.created_at
 			FROM (SELECT * FROM (
@@ -91,7 +94,7 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 				WHERE w.search @@ websearch_to_tsquery('english', $2)
 				ORDER BY w.exchange_id, w.created_at DESC, w.id DESC) n
 			      ORDER BY n.created_at DESC, n.id DESC OFFSET 0) d
-			WHERE `+liveConversation+`
+			`+liveConversation+`
 			LIMIT $3),
 		enough AS (SELECT count(*) >= $3 AS yes FROM newest),
 		-- Otherwise every match: the ones fetched, or, when they were common but not recent enough,
