@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,11 +70,32 @@ func (s *Store) SearchConversations(ctx context.Context, userID int64, query str
 }
 
 // searchConversations is SearchConversations ranking every match when there are at most ranked,
-// or when the newest window messages hold matches in fewer than limit conversations.
+// or when the newest window messages hold matches in fewer than limit conversations. That last
+// case costs a second statement (searchEveryMatch), so the first never carries the cost of
+// ranking every match in its plan (past jit_above_cost, JIT compiling it would cost more than
+// the search).
 func (s *Store) searchConversations(ctx context.Context, userID int64, query string, limit, ranked, window int) ([]ConversationHit, error) {
 	var hits []ConversationHit
 	err := s.searching(ctx, func(ctx context.Context, q sqlx.QueryerContext) error {
-		return sqlx.SelectContext(ctx, q, &hits, `
+		if err := sqlx.SelectContext(ctx, q, &hits, searchNewest, userID, query, limit, ranked, window); err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(hits, func(h ConversationHit) bool { return h.ExchangeID == 0 }) {
+			return nil
+		}
+		hits = nil
+		return sqlx.SelectContext(ctx, q, &hits, searchEveryMatch, userID, query, limit)
+	})
+	if err != nil {
+		return nil, notFound(err, "search conversations")
+	}
+	return hits, nil
+}
+
+// searchNewest is SearchConversations' statement ($1 user, $2 query, $3 limit, $4 matches ranked
+// at most, $5 newest messages read): the hits, or, with the words common for the person but in
+// fewer than $3 conversations among their newest $5 messages, a row of exchange 0 among them.
+const searchNewest = `
 		WITH
 		-- Up to $4 + 1 of the person's matches, in no order: all of them when there are at most $4.
 		cand AS MATERIALIZED (
@@ -94,24 +116,39 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 				WHERE w.search @@ websearch_to_tsquery('english', $2)
 				ORDER BY w.exchange_id, w.created_at DESC, w.id DESC) n
 			      ORDER BY n.created_at DESC, n.id DESC OFFSET 0) d
-			`+liveConversation+`
+			` + liveConversation + `
 			LIMIT $3),
 		enough AS (SELECT count(*) >= $3 AS yes FROM newest),
-		-- Otherwise every match: the ones fetched, or, when they were common but not recent enough,
-		-- all of them again.
-		every AS (
-			SELECT c.exchange_id, c.id, c.rank, c.created_at FROM cand c WHERE NOT (SELECT yes FROM common)
-			UNION ALL
-			SELECT m.exchange_id, m.id, ts_rank(m.search, websearch_to_tsquery('english', $2)), m.created_at
-			FROM chat_message m
-			WHERE (SELECT yes FROM common) AND NOT (SELECT yes FROM enough) AND m.user_id = $1 AND m.search @@ websearch_to_tsquery('english', $2)),
+		-- Every match when there are at most $4; else the newest conversations, when enough.
 		msg AS (
-			(SELECT DISTINCT ON (v.exchange_id) v.exchange_id, v.id, v.rank, v.created_at
-			 FROM every v ORDER BY v.exchange_id, v.rank DESC, v.id DESC)
+			(SELECT DISTINCT ON (c.exchange_id) c.exchange_id, c.id, c.rank, c.created_at
+			 FROM cand c WHERE NOT (SELECT yes FROM common)
+			 ORDER BY c.exchange_id, c.rank DESC, c.id DESC)
 			UNION ALL
 			SELECT n.exchange_id, n.id, n.rank, n.created_at FROM newest n WHERE (SELECT yes FROM enough)),
 		-- Title matches: all of them, or with the newest conversations those active since their oldest hit.
 		since AS (SELECT CASE WHEN (SELECT yes FROM enough) THEN min(n.created_at) ELSE '-infinity' END AS at FROM newest n),
+` + searchBest + `
+		(` + searchHits + `)
+		-- Common for the person but not among their newest messages: a row of exchange 0 asks for
+		-- every match to be ranked (searchEveryMatch).
+		UNION ALL
+		SELECT 0, 0, 0, 0, '', '', '', now() WHERE (SELECT yes FROM common) AND NOT (SELECT yes FROM enough)`
+
+// searchEveryMatch ranks every match of the person ($1 user, $2 query, $3 limit).
+const searchEveryMatch = `
+		WITH
+		msg AS (
+			SELECT DISTINCT ON (m.exchange_id) m.exchange_id, m.id, ts_rank(m.search, websearch_to_tsquery('english', $2)) AS rank, m.created_at
+			FROM chat_message m
+			WHERE m.user_id = $1 AND m.search @@ websearch_to_tsquery('english', $2)
+			ORDER BY m.exchange_id, 3 DESC, m.id DESC),
+		since AS (SELECT '-infinity'::timestamptz AS at),
+` + searchBest + searchHits
+
+// searchBest is the best $3 live conversations (best) of the message hits (msg: exchange_id, id,
+// rank, created_at) and the title matches active since since.at.
+const searchBest = `
 		title AS (
 			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), websearch_to_tsquery('english', $2)) AS rank, e.updated_at
 			FROM chat_exchange e
@@ -132,20 +169,17 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 				WHERE e.id = f.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
 				  AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1))
 				OFFSET 0) x
-			LIMIT $3)
+			LIMIT $3)`
+
+// searchHits is the hits of best with their highlighted titles and snippets, best first.
+const searchHits = `
 		SELECT b.exchange_id, b.message_id, b.rank, b.page_id, b.page_title,
 		       ts_headline('english', b.title, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',HighlightAll=true') AS title,
 		       coalesce((SELECT ts_headline('english', m.content, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',MaxWords=24,MinWords=8,MaxFragments=2,FragmentDelimiter= … ')
 		                 FROM chat_message m WHERE m.id = b.message_id), '') AS snippet,
 		       b.at
 		FROM best b
-		ORDER BY b.rank DESC, b.at DESC, b.exchange_id DESC`, userID, query, limit, ranked, window)
-	})
-	if err != nil {
-		return nil, notFound(err, "search conversations")
-	}
-	return hits, nil
-}
+		ORDER BY b.rank DESC, b.at DESC, b.exchange_id DESC`
 
 // SplitHighlights cuts a ConversationHit title or snippet into plain and matched parts, calling
 // part for each in order.
