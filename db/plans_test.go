@@ -125,6 +125,14 @@ func TestHotChatQueriesNeverScanAChatTable(t *testing.T) {
 			_, err := r.SearchConversations(ctx, small, seed.Common, 31)
 			return err
 		}},
+		{"search, a word common for the person (their newest messages)", func() error {
+			_, err := db.SearchConversationsWith(r.Store, ctx, big, seed.Common, 31, 50, 5000)
+			return err
+		}},
+		{"search, a word common for the person but not in their newest messages (every match)", func() error {
+			_, err := db.SearchConversationsWith(r.Store, ctx, big, seed.Common, 31, 50, 100)
+			return err
+		}},
 		{"search, 5% word and a phrase", func() error {
 			_, err := r.SearchConversations(ctx, big, seed.Frequent+` "`+seed.Common+` `+seed.Vocabulary[5]+`"`, 31)
 			return err
