@@ -106,6 +106,9 @@ type run struct {
 // errStopped is the cancel cause of a Stop, telling it apart from a timeout or a shutdown.
 var errStopped = errors.New("stopped by the person")
 
+// errLeaseLost is the cancel cause of a generation whose answer another generation holds now.
+var errLeaseLost = errors.New("the answer is no longer this generation's")
+
 // errShutdown is the cancel cause when the server shuts down, and what Start returns then (503:
 // the person sends again, to an instance that is not stopping).
 var errShutdown = &fault.Error{Code: fault.Unavailable, Message: "Parley is restarting; send your message again in a moment."}
@@ -192,6 +195,15 @@ func (g *Generator) Stop(exchangeID int64) bool {
 		<-r.done
 	}
 	return ok
+}
+
+// cancelHeld cancels the generation holding answer id with cause, if it still runs.
+func (g *Generator) cancelHeld(id int64, cause error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if r, ok := g.held[id]; ok {
+		r.cancel(cause)
+	}
 }
 
 // Running reports whether the exchange has an answer in progress.
