@@ -30,6 +30,9 @@ type Store interface {
 	UserPage(ctx context.Context, ownerID, id int64) (db.Page, error)
 	InsertProposal(ctx context.Context, in db.NewProposal) (db.Proposal, error)
 	ImproveTitle(ctx context.Context, exchangeID int64, old, title string) error
+	RequestStop(ctx context.Context, exchangeID int64) (bool, error)
+	RequestStops(ctx context.Context, exchangeIDs []int64) error
+	Unfinished(ctx context.Context, exchangeID int64) (bool, error)
 }
 
 // Job is one answer to generate: the pending assistant message AnswerID of exchange ExchangeID,

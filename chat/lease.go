@@ -36,7 +36,7 @@ func (g *Generator) lease() time.Duration {
 }
 
 // KeepLeases starts the heartbeat of this instance's answers, which also carries Stop requests
-// made on other instances, and the reaper that marks interrupted the answers whose lease expired
+// made on other instances (at once when their stop notice arrives, see StopTopic), and the reaper that marks interrupted the answers whose lease expired
 // (another instance died, or this one before a restart). It reaps once at once. Shutdown stops it.
 func (g *Generator) KeepLeases() {
 	g.mu.Lock()
@@ -47,15 +47,23 @@ func (g *Generator) KeepLeases() {
 	stop, done := make(chan struct{}), make(chan struct{})
 	g.leaseStop, g.leaseDone = stop, done
 	g.mu.Unlock()
+	stops := g.Notifier.Subscribe(StopTopic)
 	go func() {
 		defer close(done)
+		defer stops.Close()
 		tick := time.NewTicker(g.lease() / 5)
 		defer tick.Stop()
+		g.renew()
+		g.reap()
 		for {
-			g.renew()
-			g.reap()
 			select {
 			case <-tick.C:
+				g.renew()
+				g.reap()
+			case <-stops.Ready(): // a Stop stored on another instance: act on it now
+				if g.runsAny(stops.Take()) {
+					g.renew()
+				}
 			case <-stop:
 				return
 			}

@@ -121,6 +121,14 @@ func (s *Store) RequestStop(ctx context.Context, exchangeID int64) (bool, error)
 	return n > 0, err
 }
 
+// Unfinished reports whether the exchange has an answer still pending or streaming.
+func (s *Store) Unfinished(ctx context.Context, exchangeID int64) (bool, error) {
+	var busy bool
+	err := s.DB.GetContext(ctx, &busy, `SELECT EXISTS (SELECT 1 FROM chat_message
+		WHERE exchange_id = $1 AND status IN ('pending', 'streaming'))`, exchangeID)
+	return busy, notFound(err, "unfinished answers")
+}
+
 // RequestStops is RequestStop for several exchanges in one statement (conversations moved to the
 // Trash, whichever instance generates their answers). It reads only unfinished answers
 // (chat_message_unfinished_idx), however many exchange ids are given.

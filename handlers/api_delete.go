@@ -75,17 +75,11 @@ func (a *app) apiBatchDelete(c echo.Context) error {
 }
 
 // stopAnswers stops the answers being written in exchanges that went to the trash, so no model
-// keeps working for a conversation nobody sees: this instance's at once, other instances' at their
-// next lease renewal (a stop request, as Stop on another instance). The move to the trash stands
-// if the request cannot be stored; the answer then finishes in the trash.
+// keeps working for a conversation nobody sees, whichever instance generates them
+// (Generator.StopAll). The move to the trash stands if the stop request cannot be stored; the
+// answer then finishes in the trash.
 func (a *app) stopAnswers(ctx context.Context, exchangeIDs []int64) {
-	var elsewhere []int64
-	for _, id := range exchangeIDs {
-		if !a.generator.Stop(id) {
-			elsewhere = append(elsewhere, id)
-		}
-	}
-	if err := a.store.RequestStops(ctx, elsewhere); err != nil {
+	if err := a.generator.StopAll(ctx, exchangeIDs); err != nil {
 		a.log.Warn("asking other instances to stop answers of trashed conversations", "error", err)
 	}
 }

@@ -90,3 +90,35 @@ func TestGenerationThatLostItsAnswerStopsReadingTheModel(t *testing.T) {
 		t.Fatalf("the answer another generation holds was changed to %s", m.Status)
 	}
 }
+
+// Stop pressed on an instance that is not generating the answer returns once the answer is
+// stored stopped, as a Stop on the generating instance does, so a message sent right after is
+// accepted. Before, the generating instance learnt of it at its next lease renewal (up to 2 s with
+// the default lease) and the message sent meanwhile got 409 "An answer is still being written".
+func TestStopOnAnotherInstanceReturnsWithTheAnswerStoppedSoTheNextMessageIsAccepted(t *testing.T) {
+	up := slowUpstream(t, 200, 50*time.Millisecond)
+	a, c := signedIn(t, handlerstest.WithUpstream(up)) // the default lease: renewals every 2 s
+	b := handlerstest.Start(t, handlerstest.WithUpstream(up), onDatabase(a.Config.DatabaseURL))
+	onB := clientOn(t, b, c)
+	for round := range 3 {
+		id := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"count"}, "idempotency_key": {fmt.Sprint("new", round)}}))
+		answer := lastAnswerID(t, a.Store, id)
+		waitFor(t, 5*time.Second, "A streams text", func() bool { return answerOf(t, a.Store, answer).Content != "" })
+		started := time.Now()
+		if res := htmxPost(onB, fmt.Sprintf("/sessions/%d/stop", id), url.Values{}); res.Status != http.StatusNoContent {
+			t.Fatalf("stop on B: %d", res.Status)
+		}
+		took := time.Since(started)
+		if m := answerOf(t, a.Store, answer); m.Status != db.StatusCancelled || m.Content == "" {
+			t.Fatalf("round %d: Stop on B returned after %s with the answer %s %q, want it stored cancelled with its text", round, took, m.Status, m.Content)
+		}
+		if took > time.Second {
+			t.Errorf("round %d: Stop on B took %s, want well under the 2 s lease renewal", round, took)
+		}
+		res := htmxPost(onB, fmt.Sprintf("/sessions/%d/messages", id), url.Values{"query": {"next"}, "idempotency_key": {fmt.Sprint("next", round)}})
+		if res.Status != http.StatusOK {
+			t.Fatalf("round %d: the message sent right after Stop on B: %d %s", round, res.Status, res.Header.Get("HX-Trigger"))
+		}
+		htmxPost(c, fmt.Sprintf("/sessions/%d/stop", id), url.Values{}) // on A: returns once stopped
+	}
+}
