@@ -33,6 +33,7 @@ type Store interface {
 	RequestStop(ctx context.Context, exchangeID int64) (bool, error)
 	RequestStops(ctx context.Context, exchangeIDs []int64) error
 	Unfinished(ctx context.Context, exchangeID int64) (bool, error)
+	Ping(ctx context.Context) error
 }
 
 // Job is one answer to generate: the pending assistant message AnswerID of exchange ExchangeID,
@@ -97,6 +98,9 @@ type Generator struct {
 	abandon   chan struct{}
 	leaseStop chan struct{}
 	leaseDone chan struct{}
+	// dbFailedAt is when a renewal or reap last failed: the reaper waits a lease after it, so live
+	// instances renew the leases an outage let expire before anyone takes them for abandoned.
+	dbFailedAt time.Time
 }
 
 type run struct {
