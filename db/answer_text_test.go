@@ -56,3 +56,23 @@ func TestAnswerWithCharactersPostgreSQLRefusesIsStoredWithoutThem(t *testing.T) 
 		t.Fatalf("stored:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A page assistant's proposal quotes what the model wrote; a NUL in it must not fail the insert
+// (jsonb refuses "\u0000") and lose the proposal.
+func TestProposalWithANULCharacterIsStoredWithoutIt(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Open(t)
+	owner, turn := startTurn(t, store, "proposal@example.com")
+	page, err := store.CreatePage(ctx, owner.UserID, "Notes", "# Notes\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]string{"target_key": "notes", "content": "# Notes\n\nnew\x00 text\n"})
+	p, err := store.InsertProposal(ctx, db.NewProposal{PageID: page.ID, MessageID: turn.Assistant.ID, Kind: "full_replacement", Body: body, SupersedeTarget: "*"})
+	if err != nil {
+		t.Fatalf("proposal with NUL: %v", err)
+	}
+	if strings.Contains(string(p.Body), `\u0000`) || !strings.Contains(string(p.Body), "new text") {
+		t.Fatalf("stored proposal %s, want its text without NUL", p.Body)
+	}
+}
