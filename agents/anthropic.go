@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -72,7 +73,8 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) er
 	defer idle.Stop()
 
 	var resp *http.Response
-	stream := p.client.Messages.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp))
+	stream := p.client.Messages.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp),
+		option.WithMiddleware(retryWithin(time.Now().Add(p.idle.FirstByte))))
 	defer stream.Close()
 	if !a.opened(ctx, stream.Err(), resp, p.key) {
 		return a.result()

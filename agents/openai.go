@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -65,7 +66,8 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 	defer idle.Stop()
 
 	var resp *http.Response
-	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp))
+	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp),
+		option.WithMiddleware(retryWithin(time.Now().Add(p.idle.FirstByte))))
 	defer stream.Close() // closes the body we read below
 	if !a.opened(ctx, stream.Err(), resp, p.key) {
 		return a.result()

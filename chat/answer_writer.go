@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -96,6 +97,10 @@ func (w *answerWriter) startRound() {
 		return
 	}
 	if err := w.g.Store.SetAnswer(w.ctx, w.job.AnswerID, "", db.StatusStreaming, nil); err != nil {
+		if errors.Is(err, db.ErrLeaseLost) {
+			w.lose()
+			return
+		}
 		if !db.Unreachable(err) { // else a later write claims it
 			w.g.Log.Error("storing answer", "error", err)
 		}
@@ -285,7 +290,9 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 			ids, err = w.g.Store.WriteAnswer(ctx, write)
 			return err
 		})
-		if err != nil {
+		if errors.Is(err, db.ErrLeaseLost) {
+			w.g.Log.Info("answer taken over by another generation; its final write was dropped", "answer", w.job.AnswerID)
+		} else if err != nil {
 			w.g.Log.Error("storing answer", "error", err)
 		}
 		close(w.stored)
@@ -295,6 +302,10 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 			return
 		}
 		if ids, err = w.g.Store.WriteAnswer(w.ctx, write); err != nil {
+			if errors.Is(err, db.ErrLeaseLost) {
+				w.lose()
+				return
+			}
 			if !db.Unreachable(err) {
 				w.g.Log.Error("storing answer", "error", err)
 			}
@@ -321,6 +332,25 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 		}
 	}
 	w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
+}
+
+// lose ends a writer whose answer is no longer its generation's (db.ErrLeaseLost: purged,
+// interrupted by a reaper and retried, taken by another generation): it writes nothing more, lets
+// go of the live answer, tells this instance's streams to read the stored one, and stops the
+// generation, so the model is not read to the end for nobody. w.writeMu is held.
+func (w *answerWriter) lose() {
+	w.mu.Lock()
+	if w.timer != nil {
+		w.timer.Stop()
+		w.timer = nil
+	}
+	w.finished = true
+	w.mu.Unlock()
+	w.g.Log.Info("answer taken over by another generation; this one stops", "answer", w.job.AnswerID)
+	close(w.stored)
+	w.g.live.remove(w.job.ExchangeID, w)
+	w.g.Notifier.Publish(w.job.ExchangeID, w.job.AnswerID)
+	w.g.cancelHeld(w.job.AnswerID, errLeaseLost)
 }
 
 // endRound closes this round's reasoning item; it is stored with the next write (a function call's,

@@ -30,6 +30,10 @@ type Store interface {
 	UserPage(ctx context.Context, ownerID, id int64) (db.Page, error)
 	InsertProposal(ctx context.Context, in db.NewProposal) (db.Proposal, error)
 	ImproveTitle(ctx context.Context, exchangeID int64, old, title string) error
+	RequestStop(ctx context.Context, exchangeID int64) (bool, error)
+	RequestStops(ctx context.Context, exchangeIDs []int64) error
+	Unfinished(ctx context.Context, exchangeID int64) (bool, error)
+	Ping(ctx context.Context) error
 }
 
 // Job is one answer to generate: the pending assistant message AnswerID of exchange ExchangeID,
@@ -94,6 +98,9 @@ type Generator struct {
 	abandon   chan struct{}
 	leaseStop chan struct{}
 	leaseDone chan struct{}
+	// dbFailedAt is when a renewal or reap last failed: the reaper waits a lease after it, so live
+	// instances renew the leases an outage let expire before anyone takes them for abandoned.
+	dbFailedAt time.Time
 }
 
 type run struct {
@@ -105,6 +112,9 @@ type run struct {
 
 // errStopped is the cancel cause of a Stop, telling it apart from a timeout or a shutdown.
 var errStopped = errors.New("stopped by the person")
+
+// errLeaseLost is the cancel cause of a generation whose answer another generation holds now.
+var errLeaseLost = errors.New("the answer is no longer this generation's")
 
 // errShutdown is the cancel cause when the server shuts down, and what Start returns then (503:
 // the person sends again, to an instance that is not stopping).
@@ -192,6 +202,15 @@ func (g *Generator) Stop(exchangeID int64) bool {
 		<-r.done
 	}
 	return ok
+}
+
+// cancelHeld cancels the generation holding answer id with cause, if it still runs.
+func (g *Generator) cancelHeld(id int64, cause error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if r, ok := g.held[id]; ok {
+		r.cancel(cause)
+	}
 }
 
 // Running reports whether the exchange has an answer in progress.

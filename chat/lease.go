@@ -36,7 +36,7 @@ func (g *Generator) lease() time.Duration {
 }
 
 // KeepLeases starts the heartbeat of this instance's answers, which also carries Stop requests
-// made on other instances, and the reaper that marks interrupted the answers whose lease expired
+// made on other instances (at once when their stop notice arrives, see StopTopic), and the reaper that marks interrupted the answers whose lease expired
 // (another instance died, or this one before a restart). It reaps once at once. Shutdown stops it.
 func (g *Generator) KeepLeases() {
 	g.mu.Lock()
@@ -47,15 +47,23 @@ func (g *Generator) KeepLeases() {
 	stop, done := make(chan struct{}), make(chan struct{})
 	g.leaseStop, g.leaseDone = stop, done
 	g.mu.Unlock()
+	stops := g.Notifier.Subscribe(StopTopic)
 	go func() {
 		defer close(done)
+		defer stops.Close()
 		tick := time.NewTicker(g.lease() / 5)
 		defer tick.Stop()
+		g.renew()
+		g.reap()
 		for {
-			g.renew()
-			g.reap()
 			select {
 			case <-tick.C:
+				g.renew()
+				g.reap()
+			case <-stops.Ready(): // a Stop stored on another instance: act on it now
+				if g.runsAny(stops.Take()) {
+					g.renew()
+				}
 			case <-stop:
 				return
 			}
@@ -88,12 +96,13 @@ func (g *Generator) renew() {
 	ctx, cancel := context.WithTimeout(context.Background(), g.lease()/2)
 	defer cancel()
 	stop, err := g.Store.RenewLeases(ctx, held, g.lease())
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if err != nil {
+		g.dbFailedAt = time.Now()
 		g.Log.Warn("renewing answer leases", "error", err)
 		return
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	for _, id := range stop {
 		if r, ok := g.held[id]; ok {
 			r.cancel(errStopped)
@@ -101,12 +110,30 @@ func (g *Generator) renew() {
 	}
 }
 
-// reap marks interrupted the answers whose lease expired, and tells their streams.
+// reap marks interrupted the answers whose lease expired, and tells their streams. It waits a
+// lease after this instance last failed to reach the database: an outage longer than the lease
+// expires the leases of live instances too, which renew them within a fifth of the lease once the
+// database is back (their answers' text, kept in memory meanwhile, must not be interrupted).
+// While it waits it pings the database each time, so the wait counts from the outage's end.
 func (g *Generator) reap() {
 	ctx, cancel := context.WithTimeout(context.Background(), g.lease()/2)
 	defer cancel()
+	g.mu.Lock()
+	recovering := time.Since(g.dbFailedAt) < g.lease()
+	g.mu.Unlock()
+	if recovering {
+		if g.Store.Ping(ctx) != nil { // still away: the wait starts again
+			g.mu.Lock()
+			g.dbFailedAt = time.Now()
+			g.mu.Unlock()
+		}
+		return
+	}
 	reaped, err := g.Store.ReapExpired(ctx, g.lease())
 	if err != nil {
+		g.mu.Lock()
+		g.dbFailedAt = time.Now()
+		g.mu.Unlock()
 		if !db.Unreachable(err) {
 			g.Log.Error("reaping abandoned answers", "error", err)
 		}

@@ -28,7 +28,8 @@ type AnswerWrite struct {
 // w.Insert's order. Under a lease (WithLease in ctx) it writes only an answer the lease holds, or
 // (unless the lease is Claimed) a pending one nobody has claimed, which it claims; it renews the
 // lease, and is ErrLeaseLost, writing nothing at all, otherwise. The search vector covers the
-// first 300,000 characters of the text (as writeAnswer's).
+// first 300,000 characters of the text (as writeAnswer's). Text and metadata are stored as
+// storable and storableJSON make them (no NUL, valid UTF-8).
 func (s *Store) WriteAnswer(ctx context.Context, w AnswerWrite) ([]int64, error) {
 	l, leased := leaseOf(ctx)
 	n := len(w.Update)
@@ -46,6 +47,7 @@ func (s *Store) WriteAnswer(ctx context.Context, w AnswerWrite) ([]int64, error)
 		}
 		toolName[i], callID[i], args[i], result[i], ms[i] = m.ToolName, m.ToolCallID, m.ToolArguments, m.ToolResult, nullInt(m.DurationMS)
 	}
+	storableAll(upContent, upResult, content, toolName, callID, args, result)
 	var out struct {
 		Written bool          `db:"written"`
 		IDs     pq.Int64Array `db:"ids"`
@@ -78,7 +80,7 @@ func (s *Store) WriteAnswer(ctx context.Context, w AnswerWrite) ([]int64, error)
 			RETURNING id, position)
 		SELECT EXISTS (SELECT 1 FROM moved WHERE id = $1) AS written,
 			coalesce((SELECT array_agg(id ORDER BY position) FROM added), '{}') AS ids`,
-		w.ID, w.Content, w.Status, nullJSON(w.Metadata), l.Holder, l.TTL.Seconds(), l.Claimed, w.Index,
+		w.ID, storable(w.Content), w.Status, nullJSON(storableJSON(w.Metadata)), l.Holder, l.TTL.Seconds(), l.Claimed, w.Index,
 		pq.Array(upID), pq.Array(upContent), pq.Array(upStatus), pq.Array(upResult), pq.Array(upMS), len(w.Insert),
 		pq.Array(role), pq.Array(content), pq.Array(status), pq.Array(agentID), pq.Array(agentType),
 		pq.Array(toolName), pq.Array(callID), pq.Array(args), pq.Array(result), pq.Array(ms))

@@ -120,3 +120,24 @@ func (s *Store) RequestStop(ctx context.Context, exchangeID int64) (bool, error)
 	n, err := res.RowsAffected()
 	return n > 0, err
 }
+
+// Unfinished reports whether the exchange has an answer still pending or streaming.
+func (s *Store) Unfinished(ctx context.Context, exchangeID int64) (bool, error) {
+	var busy bool
+	err := s.DB.GetContext(ctx, &busy, `SELECT EXISTS (SELECT 1 FROM chat_message
+		WHERE exchange_id = $1 AND status IN ('pending', 'streaming'))`, exchangeID)
+	return busy, notFound(err, "unfinished answers")
+}
+
+// RequestStops is RequestStop for several exchanges in one statement (conversations moved to the
+// Trash, whichever instance generates their answers). It reads only unfinished answers
+// (chat_message_unfinished_idx), however many exchange ids are given.
+func (s *Store) RequestStops(ctx context.Context, exchangeIDs []int64) error {
+	if len(exchangeIDs) == 0 {
+		return nil
+	}
+	_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET stop_requested_at = now()
+		WHERE status IN ('pending', 'streaming') AND role = 'assistant' AND stop_requested_at IS NULL
+		  AND exchange_id = ANY($1)`, pq.Array(exchangeIDs))
+	return notFound(err, "request stops")
+}

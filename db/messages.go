@@ -323,21 +323,22 @@ func (s *Store) MessageByID(ctx context.Context, exchangeID, id int64) (Message,
 // SetAnswer writes an assistant message's text and status, and merges metadata (when not nil)
 // into the stored metadata's top-level keys. Under a lease (WithLease in ctx) it writes only an
 // answer the lease holds, or (unless the lease is Claimed) a pending one nobody has claimed, which
-// it claims; it renews the lease, and is ErrLeaseLost otherwise. A generation's own writes, with
+// it claims; it renews the lease, and is ErrLeaseLost otherwise. Text and metadata are stored as
+// storable and storableJSON make them. A generation's own writes, with
 // the items and the final search index, go through WriteAnswer.
 func (s *Store) SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error {
 	l, leased := leaseOf(ctx)
 	if !leased {
 		_, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
 			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now()
-		WHERE id = $1`, id, content, status, nullJSON(metadata))
+		WHERE id = $1`, id, storable(content), status, nullJSON(storableJSON(metadata)))
 		return notFound(err, "set answer")
 	}
 	res, err := s.DB.ExecContext(ctx, `UPDATE chat_message SET content = $2, status = $3,
 			metadata = coalesce(metadata || $4::jsonb, metadata), updated_at = now(),
 			generator_id = $5, lease_expires_at = now() + make_interval(secs => $6)
 		WHERE id = $1 AND (generator_id = $5 OR NOT $7 AND generator_id IS NULL AND status = 'pending')`,
-		id, content, status, nullJSON(metadata), l.Holder, l.TTL.Seconds(), l.Claimed)
+		id, storable(content), status, nullJSON(storableJSON(metadata)), l.Holder, l.TTL.Seconds(), l.Claimed)
 	if err != nil {
 		return notFound(err, "set answer")
 	}

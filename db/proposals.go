@@ -59,7 +59,8 @@ type NewProposal struct {
 var ErrProposalExists = &fault.Error{Code: fault.Conflict, Message: "This answer already carries a proposal."}
 
 // InsertProposal stores a pending proposal for an assistant message and marks the older pending
-// proposals of the same conversation that it replaces as superseded.
+// proposals of the same conversation that it replaces as superseded. The body is stored as
+// storableJSON makes it (a model wrote it).
 func (s *Store) InsertProposal(ctx context.Context, in NewProposal) (Proposal, error) {
 	var p Proposal
 	err := s.WithTx(ctx, func(tx *sqlx.Tx) error {
@@ -75,7 +76,7 @@ func (s *Store) InsertProposal(ctx context.Context, in NewProposal) (Proposal, e
 		err := tx.GetContext(ctx, &id, `INSERT INTO page_edit_proposal
 			(page_id, message_id, kind, base_revision_id, original_content_hash, proposal)
 			VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-			in.PageID, in.MessageID, in.Kind, in.BaseRevisionID, in.OriginalContentHash, string(in.Body))
+			in.PageID, in.MessageID, in.Kind, in.BaseRevisionID, in.OriginalContentHash, string(storableJSON(in.Body)))
 		if isUniqueViolation(err, "page_edit_proposal_message_key") {
 			return ErrProposalExists
 		}

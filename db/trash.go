@@ -132,8 +132,9 @@ func (s *Store) Trash(ctx context.Context, userID int64, after *TrashCursor, lim
 }
 
 // ImproveTitle replaces an exchange's title made from its first query (old) by a better one; a
-// title the person changed since is kept. It is not an error when nothing changed.
+// title the person changed since is kept; title is stored as storable makes it (a model wrote it).
+// It is not an error when nothing changed.
 func (s *Store) ImproveTitle(ctx context.Context, exchangeID int64, old, title string) error {
-	_, err := s.DB.ExecContext(ctx, `UPDATE chat_exchange SET title = $3 WHERE id = $1 AND title = $2`, exchangeID, old, title)
+	_, err := s.DB.ExecContext(ctx, `UPDATE chat_exchange SET title = $3 WHERE id = $1 AND title = $2`, exchangeID, old, storable(title))
 	return notFound(err, "improve title")
 }

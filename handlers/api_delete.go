@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -27,7 +28,7 @@ func (a *app) apiClearHistory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.stopAnswers(ids)
+	a.stopAnswers(c.Request().Context(), ids)
 	n := len(ids)
 	return c.JSON(http.StatusOK, apiMessage{Message: "Cleared " + strconv.Itoa(n) + " chat exchanges with " + strconv.Itoa(m) + " messages (moved to the trash)",
 		Exchanges: n, Messages: &m})
@@ -43,7 +44,7 @@ func (a *app) apiDeleteExchange(c echo.Context) error {
 	if err := a.store.TrashExchange(c.Request().Context(), viewer(c).ID, id); err != nil {
 		return err
 	}
-	a.stopAnswers([]int64{id})
+	a.stopAnswers(c.Request().Context(), []int64{id})
 	return c.JSON(http.StatusOK, apiMessage{Message: "Deleted", Exchanges: 1})
 }
 
@@ -69,14 +70,16 @@ func (a *app) apiBatchDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.stopAnswers(ids)
+	a.stopAnswers(c.Request().Context(), ids)
 	return c.JSON(http.StatusOK, apiMessage{Message: "Deleted " + strconv.Itoa(len(ids)) + " exchanges", Exchanges: len(ids)})
 }
 
 // stopAnswers stops the answers being written in exchanges that went to the trash, so no model
-// keeps working for a conversation nobody sees.
-func (a *app) stopAnswers(exchangeIDs []int64) {
-	for _, id := range exchangeIDs {
-		a.generator.Stop(id)
+// keeps working for a conversation nobody sees, whichever instance generates them
+// (Generator.StopAll). The move to the trash stands if the stop request cannot be stored; the
+// answer then finishes in the trash.
+func (a *app) stopAnswers(ctx context.Context, exchangeIDs []int64) {
+	if err := a.generator.StopAll(ctx, exchangeIDs); err != nil {
+		a.log.Warn("asking other instances to stop answers of trashed conversations", "error", err)
 	}
 }

@@ -204,16 +204,14 @@ func (a *app) startAnswer(ctx context.Context, job chat.Job) error {
 }
 
 // submitStop stops the conversation's running answer; it keeps its partial text as cancelled.
-// An answer another instance generates is stopped by that instance at its next lease renewal.
+// It returns once the answer is stored stopped, whichever instance generates it.
 func (a *app) submitStop(c echo.Context) error {
 	e, err := a.ownExchange(c)
 	if err != nil {
 		return err
 	}
-	if !a.generator.Stop(e.ID) {
-		if _, err := a.store.RequestStop(c.Request().Context(), e.ID); err != nil {
-			return err
-		}
+	if err := a.generator.StopAnywhere(c.Request().Context(), e.ID); err != nil {
+		return err
 	}
 	if !isFragment(c) {
 		return c.Redirect(http.StatusSeeOther, sessionURL(e.ID))

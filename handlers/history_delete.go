@@ -48,7 +48,7 @@ func (a *app) trash(c echo.Context, ids []int64) error {
 	if len(moved) == 0 {
 		return db.ErrNotFound
 	}
-	a.stopAnswers(moved)
+	a.stopAnswers(c.Request().Context(), moved)
 	undo := undoOf(moved)
 	open := openExchange(c)
 	if slices.Contains(moved, open) {
@@ -99,7 +99,7 @@ func (a *app) submitClearHistory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.stopAnswers(ids)
+	a.stopAnswers(c.Request().Context(), ids)
 	if len(ids) == 0 || len(ids) > maxBatch {
 		return redirect(c, "/chat/new")
 	}

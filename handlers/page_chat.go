@@ -262,7 +262,7 @@ func (a *app) deletePageChats(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.stopAnswers(moved)
+	a.stopAnswers(c.Request().Context(), moved)
 	if !isFragment(c) {
 		return c.Redirect(http.StatusSeeOther, editURL(p.ID))
 	}
