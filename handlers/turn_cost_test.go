@@ -21,14 +21,15 @@ import (
 // of its reasoning and its search tool call with the answer marked streaming; the search; the
 // final write of the answer, indexed, with the call's outcome and output). It was 37 statements
 // and 11 commits, then 17 and 6, then 10 and 4 with the rate-limit UPSERT on its own; issue 10
-// asks ≤ 10 and ≤ 3.
+// asks ≤ 10 and ≤ 3. A quiet turn runs 9; the pin is the issue's 10, because once in a loaded
+// `make test` run (load ~18) a turn logged one SELECT more with its 3 commits.
 //
 // The batched NOTIFY for the other instances counts as one statement: the notifier gathers a
 // turn's notices for 20 ms, so a turn sends one on a quiet machine and more when it outlasts that
 // window (never more than one per notice: the query, the pending answer, and each write of the
 // answer and of its reasoning and tool items).
 const (
-	maxStatementsPerTurn = 9
+	maxStatementsPerTurn = 10
 	maxCommitsPerTurn    = 3
 	maxNotifiesPerTurn   = 8
 )
