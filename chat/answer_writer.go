@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"parley/agents"
@@ -35,15 +36,18 @@ type answerWriter struct {
 	// until bounds retrying the final write while the database is unreachable (the answer timeout).
 	until time.Time
 
-	mu         sync.Mutex
-	answer     strings.Builder // the answer so far, all rounds (a Builder: appending 2,000 deltas stays linear)
-	version    int64           // increases with each change of answer (LiveAnswer.Version)
-	roundStart int             // where this round's text begins in answer
-	roundText  bool            // this round has added text
-	textDirty  bool            // text changed since it was last stored
-	items      []*answerItem   // the answer's items, in order; an item with ID 0 is not stored yet
-	reasoning  *answerItem     // this round's reasoning item, if any
-	firstDelta time.Time       // when the first text or reasoning arrived
+	mu      sync.Mutex
+	answer  strings.Builder // the answer so far, all rounds (a Builder: appending 2,000 deltas stays linear)
+	version int64           // increases with each change of answer (LiveAnswer.Version)
+	// signalled is set when a delta signalled this answer's watches, and cleared by every Live
+	// read: until a reader reads, further deltas need not signal again (see signalDelta).
+	signalled  atomic.Bool
+	roundStart int           // where this round's text begins in answer
+	roundText  bool          // this round has added text
+	textDirty  bool          // text changed since it was last stored
+	items      []*answerItem // the answer's items, in order; an item with ID 0 is not stored yet
+	reasoning  *answerItem   // this round's reasoning item, if any
+	firstDelta time.Time     // when the first text or reasoning arrived
 	lastFlush  time.Time
 	timer      *time.Timer
 	due        time.Time // when timer fires
@@ -124,7 +128,7 @@ func (w *answerWriter) emit(ev agents.Event) error {
 		w.textDirty = true
 		w.scheduleLocked()
 		w.mu.Unlock()
-		w.g.live.signal(w.job.ExchangeID)
+		w.signalDelta()
 	case agents.EventTextWasReasoning:
 		// The round's text so far was reasoning (a closing </think> without an opening tag).
 		w.mu.Lock()
@@ -148,10 +152,21 @@ func (w *answerWriter) emit(ev agents.Event) error {
 		}
 		w.mu.Unlock()
 		if live {
-			w.g.live.signal(w.job.ExchangeID)
+			w.signalDelta()
 		}
 	}
 	return nil
+}
+
+// signalDelta signals the answer's watches that it changed, unless a delta since the last Live
+// read already did: a watch that was signalled reads the answer (Generator.Live) after the signal,
+// so it gets this change too. Every Live read clears the flag before it reads, so a change after a
+// read always signals. A fast model's burst of deltas, which streams read once per coalescing
+// window, then costs one signal per read instead of one per delta.
+func (w *answerWriter) signalDelta() {
+	if !w.signalled.Swap(true) {
+		w.g.live.signal(w.job.ExchangeID)
+	}
 }
 
 // addReasoningLocked appends to this round's reasoning item. The item is stored with the first

@@ -142,6 +142,7 @@ func (g *Generator) Live(exchangeID int64) (LiveAnswer, bool) {
 	if w == nil {
 		return LiveAnswer{}, false
 	}
+	w.signalled.Store(false) // before reading: a later change signals again (signalDelta)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	la := LiveAnswer{AnswerID: w.job.AnswerID, Content: w.answer.String(), Status: db.StatusStreaming, Version: w.version}
