@@ -66,6 +66,11 @@ type answerWriter struct {
 	stored      chan struct{}
 }
 
+// liveEpochs numbers the answer writers of this instance: a writer's versions count up from its
+// number × 2³², so two answers (or two runs of one, a Retry) never share a version and a stream
+// that sent version v of one never mistakes the other's v for shown (2,000 deltas each, say).
+var liveEpochs atomic.Int64
+
 // answerItem is one item of the answer as the writer holds it: dirty until its state is stored.
 type answerItem struct {
 	db.Message
@@ -75,7 +80,8 @@ type answerItem struct {
 // newAnswerWriter is the writer of job's answer, written with ctx (carrying the lease) until the
 // answer's deadline. A job whose answer StartTurn stored claimed (Job.Lease) writes as claimed.
 func newAnswerWriter(g *Generator, job Job, ctx context.Context, until time.Time) *answerWriter {
-	w := &answerWriter{g: g, job: job, ctx: ctx, until: until, stored: make(chan struct{})}
+	w := &answerWriter{g: g, job: job, ctx: ctx, until: until, stored: make(chan struct{}),
+		version: liveEpochs.Add(1) << 32}
 	if job.Lease.Holder != "" {
 		w.claimLocked()
 	}
