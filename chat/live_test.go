@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,5 +37,45 @@ func TestLiveVersionsAreNeverReusedByTheNextAnswer(t *testing.T) {
 			seen[la.Version] = run
 		}
 		g.live.remove(job.ExchangeID, w)
+	}
+}
+
+// A burst of deltas signals a watch once until it reads the answer; the first delta after every
+// read signals again, so a watch never misses a change it has not read.
+func TestDeltasAfterEveryLiveReadSignalTheWatch(t *testing.T) {
+	g := &Generator{}
+	job := Job{ExchangeID: 4, AnswerID: 9, Lease: db.Lease{Holder: "test/1"}}
+	w := newAnswerWriter(g, job, context.Background(), time.Now().Add(time.Minute))
+	w.finished = true // nothing is stored: this test has no database
+	g.live.add(job.ExchangeID, w)
+	watch := g.WatchLive(job.ExchangeID)
+	defer watch.Close()
+	signalled := func() bool {
+		select {
+		case <-watch.Ready():
+			return true
+		default:
+			return false
+		}
+	}
+	delta := func() {
+		if err := w.emit(agents.Event{Kind: agents.EventTextDelta, Text: "w "}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 3 {
+		delta()
+		if !signalled() {
+			t.Fatalf("round %d: the first delta after a read did not signal", round)
+		}
+		delta()
+		delta()
+		if signalled() {
+			t.Fatalf("round %d: deltas before any read signalled again", round)
+		}
+		la, _ := g.Live(job.ExchangeID)
+		if want := strings.Repeat("w ", 3*(round+1)); la.Content != want {
+			t.Fatalf("round %d: live text %q, want %q", round, la.Content, want)
+		}
 	}
 }
