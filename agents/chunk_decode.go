@@ -17,6 +17,13 @@ import (
 // decodeChunk never decides anything encoding/json would decide differently
 // (FuzzChunkDecoderAgreesWithEncodingJSON).
 func decodeChunk(data []byte, c *chunkWire) bool {
+	_, ok := decodeChunkAt(data, c)
+	return ok
+}
+
+// decodeChunkAt is decodeChunk that also returns where the delta's content string token lies in
+// data (zero when there is none).
+func decodeChunkAt(data []byte, c *chunkWire) ([2]int, bool) {
 	s := jsonScan{b: data}
 	*c = chunkWire{}
 	var seen uint8
@@ -40,10 +47,10 @@ func decodeChunk(data []byte, c *chunkWire) bool {
 		}
 		return s.unknown(key, "choices", "usage", "error")
 	}) {
-		return false
+		return [2]int{}, false
 	}
 	s.space()
-	return s.i == len(s.b)
+	return s.content, s.i == len(s.b)
 }
 
 // jsonScan walks a JSON document; b[i] is the next byte to read. Every method reports false as
@@ -51,6 +58,9 @@ func decodeChunk(data []byte, c *chunkWire) bool {
 type jsonScan struct {
 	b []byte
 	i int
+	// content is where the delta's content string token lies in b ([content[0], content[1])),
+	// zero when the delta has none or it is not a string (see chunkEcho).
+	content [2]int
 }
 
 // maxSkipDepth bounds the nesting skip follows (deeper documents go to encoding/json).
@@ -374,7 +384,18 @@ func (s *jsonScan) delta(d *chunkDelta) bool {
 	return s.object(func(key []byte) bool {
 		switch string(key) {
 		case "content":
-			return first(&seen, 1) && s.text(&d.Content)
+			if !first(&seen, 1) {
+				return false
+			}
+			s.space()
+			at := s.i
+			if !s.text(&d.Content) {
+				return false
+			}
+			if s.b[at] == '"' {
+				s.content = [2]int{at, s.i}
+			}
+			return true
 		case "refusal":
 			return first(&seen, 2) && s.text(&d.Refusal)
 		case "reasoning_content":

@@ -176,3 +176,82 @@ func BenchmarkDecodeChunk(b *testing.B) {
 		}
 	})
 }
+
+// echoAgreesWithEncodingJSON decodes prev then data through one chunkEcho and fails t when the
+// echo accepts data but encoding/json refuses it or reads something else. It reports whether the
+// echo took its shortcut (data repeated prev's envelope).
+func echoAgreesWithEncodingJSON(t *testing.T, prev, data []byte) bool {
+	t.Helper()
+	var e chunkEcho
+	var c chunkWire
+	e.decode(prev, &c)
+	shortcut := e.ok && bytes.HasPrefix(data, e.prefix) && bytes.HasSuffix(data, e.suffix)
+	if !e.decode(data, &c) {
+		return false
+	}
+	var want chunkWire
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatalf("after %q, the echo accepted %q, which encoding/json refuses: %v", prev, data, err)
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("after %q, the echo read %q as\n%#v\nencoding/json as\n%#v", prev, data, c, want)
+	}
+	return shortcut
+}
+
+// echoPairs are chunks that follow a text chunk: the same envelope with other text (which the
+// echo reads by its shortcut) and documents that only look like it.
+var echoPairs = [][2]string{
+	{`{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`, `{"id":"c","choices":[{"index":0,"delta":{"content":"bcd"},"finish_reason":null}]}`},
+	{`{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`, `{"id":"c","choices":[{"index":0,"delta":{"content":""},"finish_reason":null}]}`},
+	{`{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`, `{"id":"c","choices":[{"index":0,"delta":{"content":"esc \"q\" \u00e9 \ud83e\uddec \n"},"finish_reason":null}]}`},
+	{`{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`, `{"id":"c","choices":[{"index":0,"delta":{"content":"x","content":"y"},"finish_reason":null}]}`},
+	{`{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`, `{"id":"c","choices":[{"index":0,"delta":{"content":"x"},"refusal":"no"},"finish_reason":null}]}`},
+	{`{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`, `{"id":"c","choices":[{"index":0,"delta":{"content":null},"finish_reason":null}]}`},
+	{`{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`, `{"id":"c","choices":[{"index":0,"delta":{"content":1},"finish_reason":null}]}`},
+	{`{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`, `{"id":"c","choices":[{"index":0,"delta":{"content":"tab` + "\t" + `"},"finish_reason":null}]}`},
+	{`{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`, `{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}`},
+	{`{"id":"c","choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}`, `{"id":"c","choices":[{"index":0,"delta":{"content":"\x"},"finish_reason":null}]}`},
+	{`{"choices":[{"index":0,"delta":{"reasoning_content":"r","content":"a"}}]}`, `{"choices":[{"index":0,"delta":{"reasoning_content":"r","content":"b"}}]}`},
+	{`{"choices":[{"index":0,"delta":{"content":"a"}}],"usage":null}`, `{"choices":[{"index":0,"delta":{"content":"b"}}],"usage":null}`},
+	{`{"choices":[{"index":0,"delta":{"content":"a"}}]}`, `{"choices":[{"index":0,"delta":{"content":"a"}}]}{"choices":[{"index":0,"delta":{"content":"b"}}]}`},
+	{`{"choices":[{"index":0,"delta":{"content":"a"}}]}`, `{"choices":[{"index":0,"delta":{"content":"a"}}]}`},
+	{"{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\xc3\"}}]}", "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\xa9 ok\"}}]}"},
+	{`{"choices":[],"usage":{"prompt_tokens":1}}`, `{"choices":[],"usage":{"prompt_tokens":2}}`},
+}
+
+func TestChunkEchoReadsRepeatedEnvelopesAsEncodingJSONDoes(t *testing.T) {
+	shortcuts := 0
+	for _, p := range echoPairs {
+		if echoAgreesWithEncodingJSON(t, []byte(p[0]), []byte(p[1])) {
+			shortcuts++
+		}
+	}
+	for name, chunks := range recordedChunks(t) {
+		taken := 0
+		for i := 1; i < len(chunks); i++ {
+			if echoAgreesWithEncodingJSON(t, chunks[i-1], chunks[i]) {
+				taken++
+			}
+		}
+		// A local server's text answer repeats its envelope: its chunks must take the shortcut,
+		// or the relay silently gets slow again. (OpenAI's own chunks end in an "obfuscation"
+		// field that differs in each, so they are decoded in full.)
+		if name == "02-utf8-split.sse" && taken < 5 {
+			t.Errorf("%s: no chunk took the echo's shortcut", name)
+		}
+		shortcuts += taken
+	}
+	if shortcuts < 6 {
+		t.Fatalf("the echo took its shortcut %d times: it is hardly used", shortcuts)
+	}
+}
+
+// FuzzChunkEchoAgreesWithEncodingJSON: whatever the two documents, the second as the echo reads it
+// after the first is what encoding/json reads (go test -fuzz FuzzChunkEcho ./agents/ explores more).
+func FuzzChunkEchoAgreesWithEncodingJSON(f *testing.F) {
+	for _, p := range echoPairs {
+		f.Add([]byte(p[0]), []byte(p[1]))
+	}
+	f.Fuzz(func(t *testing.T, prev, data []byte) { echoAgreesWithEncodingJSON(t, prev, data) })
+}

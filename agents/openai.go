@@ -72,6 +72,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 	if !a.opened(ctx, stream.Err(), resp, p.key) {
 		return a.result()
 	}
+	var echo chunkEcho // the stream's chunks share an envelope
 	return streamReader{
 		key:  p.key,
 		idle: idle,
@@ -79,22 +80,24 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 			if bytes.Equal(bytes.TrimSpace(ev.Data), []byte("[DONE]")) {
 				return true, nil
 			}
-			return false, p.chunk(a, ev)
+			return false, p.chunk(a, ev, &echo)
 		},
 		whole: func(body []byte) bool { return p.completion(a, body) },
 	}.read(ctx, a, resp)
 }
 
-// chunk feeds one chat.completion.chunk (or error frame) to a. It returns emit's error.
-func (p *OpenAI) chunk(a *assembler, ev sseEvent) error {
+// chunk feeds one chat.completion.chunk (or error frame) to a, decoded through the stream's echo.
+// It returns emit's error.
+func (p *OpenAI) chunk(a *assembler, ev sseEvent, echo *chunkEcho) error {
 	if ev.Type == "error" {
 		a.fail(streamError(ev.Data, p.key))
 		return nil
 	}
+	// c stays on the stack: a common text chunk costs no allocation beyond its text.
 	var c chunkWire
-	if !decodeChunk(ev.Data, &c) { // not the common text shape: encoding/json decides
-		c = chunkWire{}
-		if err := json.Unmarshal(ev.Data, &c); err != nil {
+	if !echo.decode(ev.Data, &c) { // not the common text shape: encoding/json decides
+		var err error
+		if c, err = unmarshalChunk(ev.Data); err != nil {
 			a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent an event that is not valid JSON.", Err: err})
 			return nil
 		}
@@ -119,6 +122,14 @@ func (p *OpenAI) chunk(a *assembler, ev sseEvent) error {
 		a.fail(streamError(ev.Data, p.key))
 	}
 	return nil
+}
+
+// unmarshalChunk decodes a chunk with encoding/json (whose target escapes to the heap, so it is
+// not chunk's own variable).
+func unmarshalChunk(data []byte) (chunkWire, error) {
+	var c chunkWire
+	err := json.Unmarshal(data, &c)
+	return c, err
 }
 
 // delta feeds one choice's delta (or a whole answer's message) to a.

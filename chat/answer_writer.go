@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"parley/agents"
@@ -36,15 +37,18 @@ type answerWriter struct {
 	// until bounds retrying the final write while the database is unreachable (the answer timeout).
 	until time.Time
 
-	mu         sync.Mutex
-	answer     strings.Builder // the answer so far, all rounds (a Builder: appending 2,000 deltas stays linear)
-	version    int64           // increases with each change of answer (LiveAnswer.Version)
-	roundStart int             // where this round's text begins in answer
-	roundText  bool            // this round has added text
-	textDirty  bool            // text changed since it was last stored
-	items      []*answerItem   // the answer's items, in order; an item with ID 0 is not stored yet
-	reasoning  *answerItem     // this round's reasoning item, if any
-	firstDelta time.Time       // when the first text or reasoning arrived
+	mu      sync.Mutex
+	answer  strings.Builder // the answer so far, all rounds (a Builder: appending 2,000 deltas stays linear)
+	version int64           // increases with each change of answer (LiveAnswer.Version)
+	// signalled is set when a delta signalled this answer's watches, and cleared by every Live
+	// read: until a reader reads, further deltas need not signal again (see signalDelta).
+	signalled  atomic.Bool
+	roundStart int           // where this round's text begins in answer
+	roundText  bool          // this round has added text
+	textDirty  bool          // text changed since it was last stored
+	items      []*answerItem // the answer's items, in order; an item with ID 0 is not stored yet
+	reasoning  *answerItem   // this round's reasoning item, if any
+	firstDelta time.Time     // when the first text or reasoning arrived
 	lastFlush  time.Time
 	timer      *time.Timer
 	due        time.Time // when timer fires
@@ -63,6 +67,11 @@ type answerWriter struct {
 	stored      chan struct{}
 }
 
+// liveEpochs numbers the answer writers of this instance: a writer's versions count up from its
+// number × 2³², so two answers (or two runs of one, a Retry) never share a version and a stream
+// that sent version v of one never mistakes the other's v for shown (2,000 deltas each, say).
+var liveEpochs atomic.Int64
+
 // answerItem is one item of the answer as the writer holds it: dirty until its state is stored.
 type answerItem struct {
 	db.Message
@@ -72,7 +81,8 @@ type answerItem struct {
 // newAnswerWriter is the writer of job's answer, written with ctx (carrying the lease) until the
 // answer's deadline. A job whose answer StartTurn stored claimed (Job.Lease) writes as claimed.
 func newAnswerWriter(g *Generator, job Job, ctx context.Context, until time.Time) *answerWriter {
-	w := &answerWriter{g: g, job: job, ctx: ctx, until: until, stored: make(chan struct{})}
+	w := &answerWriter{g: g, job: job, ctx: ctx, until: until, stored: make(chan struct{}),
+		version: liveEpochs.Add(1) << 32}
 	if job.Lease.Holder != "" {
 		w.claimLocked()
 	}
@@ -129,7 +139,7 @@ func (w *answerWriter) emit(ev agents.Event) error {
 		w.textDirty = true
 		w.scheduleLocked()
 		w.mu.Unlock()
-		w.g.live.signal(w.job.ExchangeID)
+		w.signalDelta()
 	case agents.EventTextWasReasoning:
 		// The round's text so far was reasoning (a closing </think> without an opening tag).
 		w.mu.Lock()
@@ -153,10 +163,21 @@ func (w *answerWriter) emit(ev agents.Event) error {
 		}
 		w.mu.Unlock()
 		if live {
-			w.g.live.signal(w.job.ExchangeID)
+			w.signalDelta()
 		}
 	}
 	return nil
+}
+
+// signalDelta signals the answer's watches that it changed, unless a delta since the last Live
+// read already did: a watch that was signalled reads the answer (Generator.Live) after the signal,
+// so it gets this change too. Every Live read clears the flag before it reads, so a change after a
+// read always signals. A fast model's burst of deltas, which streams read once per coalescing
+// window, then costs one signal per read instead of one per delta.
+func (w *answerWriter) signalDelta() {
+	if !w.signalled.Swap(true) {
+		w.g.live.signal(w.job.ExchangeID)
+	}
 }
 
 // addReasoningLocked appends to this round's reasoning item. The item is stored with the first

@@ -11,8 +11,9 @@ import (
 
 // LiveAnswer is an exchange's running answer as its generator holds it in memory on this
 // instance, ahead of the database (which is written on a slower, durable cadence). Content is the
-// whole text so far; Version increases with every change, so a reader can tell it has shown this
-// state already.
+// whole text so far; Version increases with every change and is never reused on this instance, by
+// another answer or another run of the same one (each run's versions start in an epoch of their
+// own), so a reader can tell it has shown this state already.
 type LiveAnswer struct {
 	AnswerID int64
 	Content  string
@@ -142,6 +143,7 @@ func (g *Generator) Live(exchangeID int64) (LiveAnswer, bool) {
 	if w == nil {
 		return LiveAnswer{}, false
 	}
+	w.signalled.Store(false) // before reading: a later change signals again (signalDelta)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	la := LiveAnswer{AnswerID: w.job.AnswerID, Content: w.answer.String(), Status: db.StatusStreaming, Version: w.version}

@@ -172,6 +172,7 @@ func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id
 				ids = appendNew(slices.Clone(ids), []int64{r.ID})
 			}
 		}
+		ids = withFinishedItems(ids, msgs)
 		// Intermediate text waits for the coalescing window; a new message, the first text of an
 		// answer and a finished message go out at once, so the end of an answer is never held back.
 		if wait := streamCoalesce - time.Since(last); wait > 0 && !firstText && !urgent(ids, msgs, shown, hasText) {
@@ -258,6 +259,31 @@ func endedLive(isLive bool, la chat.LiveAnswer) int64 {
 		return la.AnswerID
 	}
 	return 0
+}
+
+// withFinishedItems adds to ids the items (reasoning, function calls, their outputs) in msgs of
+// every answer in ids that msgs show finished. The final write stores an answer with its items,
+// and a read prompted by an earlier notice may already see that write before the notice naming
+// the items arrives: sent with the answer, they never trail behind it (sendChanges skips those
+// whose markup the client already has).
+func withFinishedItems(ids []int64, msgs []db.Message) []int64 {
+	var more []int64
+	for _, m := range msgs {
+		if m.ParentID == nil || slices.Contains(ids, m.ID) ||
+			m.Role != db.RoleReasoning && m.Role != db.RoleFunctionCall && m.Role != db.RoleFunctionCallOutput {
+			continue
+		}
+		if slices.ContainsFunc(msgs, func(p db.Message) bool {
+			return p.ID == *m.ParentID && p.Role == db.RoleAssistant && slices.Contains(ids, p.ID) &&
+				p.Status != db.StatusPending && p.Status != db.StatusStreaming
+		}) {
+			more = append(more, m.ID)
+		}
+	}
+	if len(more) == 0 {
+		return ids
+	}
+	return appendNew(slices.Clone(ids), more)
 }
 
 // inTail reports whether msgs holds the message id.
