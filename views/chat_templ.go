@@ -676,7 +676,7 @@ func messageItem(m MessageView, exchangeID int64) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, " class=\"msg msg-user flex flex-col items-end\" data-role=\"user\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, " class=\"msg msg-user\" data-role=\"user\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -735,7 +735,7 @@ func messageItem(m MessageView, exchangeID int64) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, " class=\"msg msg-assistant flex flex-col items-start\" data-role=\"assistant\" data-status=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 68, " class=\"msg msg-assistant\" data-role=\"assistant\" data-status=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1081,7 +1081,7 @@ func messageItem(m MessageView, exchangeID int64) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 109, " class=\"msg msg-tool flex flex-col items-start\" data-role=\"function_call\" data-status=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 109, " class=\"msg msg-tool\" data-role=\"function_call\" data-status=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1207,7 +1207,7 @@ func messageItem(m MessageView, exchangeID int64) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 123, " class=\"msg msg-tool flex flex-col items-start\" data-role=\"function_call_output\"><details class=\"max-w-[92%] rounded-md bg-slate-100 px-3 py-1.5 text-sm dark:bg-slate-800\"><summary class=\"cursor-pointer text-slate-700 dark:text-slate-300\" data-testid=\"tool-output\">Result of ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 123, " class=\"msg msg-tool\" data-role=\"function_call_output\"><details class=\"max-w-[92%] rounded-md bg-slate-100 px-3 py-1.5 text-sm dark:bg-slate-800\"><summary class=\"cursor-pointer text-slate-700 dark:text-slate-300\" data-testid=\"tool-output\">Result of ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1274,7 +1274,7 @@ func messageItem(m MessageView, exchangeID int64) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 130, " class=\"msg msg-reasoning flex flex-col items-start\" data-role=\"reasoning\"><details class=\"max-w-[92%] text-sm italic text-slate-500 dark:text-slate-400\"><summary class=\"inline-flex cursor-pointer items-center gap-1 not-italic\" data-testid=\"reasoning\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 130, " class=\"msg msg-reasoning\" data-role=\"reasoning\"><details class=\"max-w-[92%] text-sm italic text-slate-500 dark:text-slate-400\"><summary class=\"inline-flex cursor-pointer items-center gap-1 not-italic\" data-testid=\"reasoning\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1407,14 +1407,14 @@ func agentLabel(m MessageView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 138, "<span class=\"font-medium text-slate-700 dark:text-slate-300\" data-testid=\"answer-agent\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 138, "<span class=\"msg-agent\" data-testid=\"answer-agent\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var57 string
 		templ_7745c5c3_Var57, templ_7745c5c3_Err = templ.JoinStringErrs(m.AgentName)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `chat.templ`, Line: 326, Col: 103}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `chat.templ`, Line: 326, Col: 66}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var57))
 		if templ_7745c5c3_Err != nil {
