@@ -29,28 +29,35 @@ func (m markup) Render(_ context.Context, w io.Writer) error {
 // page's time besides its SQL.
 type markupCache[K comparable] struct {
 	mu        sync.Mutex
-	cur, prev map[K]markup
-	size      int // bytes of markup in cur
+	cur, prev map[K]kept
+	size      int // weight of the entries in cur
 	maxBytes  int
 }
 
+// kept is one entry: its markup, boxed once so that a hit costs no allocation, and its weight.
+type kept struct {
+	markup templ.Component
+	weight int
+}
+
 func newMarkupCache[K comparable](maxBytes int) *markupCache[K] {
-	return &markupCache[K]{cur: map[K]markup{}, prev: map[K]markup{}, maxBytes: maxBytes}
+	return &markupCache[K]{cur: map[K]kept{}, prev: map[K]kept{}, maxBytes: maxBytes}
 }
 
 // get is the markup rendered for k, if kept.
-func (c *markupCache[K]) get(k K) (markup, bool) {
+func (c *markupCache[K]) get(k K) (templ.Component, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if m, ok := c.cur[k]; ok {
-		return m, true
+	if e, ok := c.cur[k]; ok {
+		return e.markup, true
 	}
-	m, ok := c.prev[k]
-	if ok {
-		delete(c.prev, k)
-		c.putLocked(k, m, len(m))
+	e, ok := c.prev[k]
+	if !ok {
+		return nil, false
 	}
-	return m, ok
+	delete(c.prev, k)
+	c.putLocked(k, e)
+	return e.markup, true
 }
 
 // put keeps m as the markup of k; weight is what keeping it costs in bytes (the markup and the
@@ -61,28 +68,22 @@ func (c *markupCache[K]) put(k K, m markup, weight int) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.putLocked(k, m, weight)
+	c.putLocked(k, kept{markup: m, weight: weight})
 }
 
-func (c *markupCache[K]) putLocked(k K, m markup, weight int) {
+func (c *markupCache[K]) putLocked(k K, e kept) {
 	if c.size >= c.maxBytes {
-		c.prev, c.cur, c.size = c.cur, map[K]markup{}, 0
+		c.prev, c.cur, c.size = c.cur, map[K]kept{}, 0
 	}
 	if _, ok := c.cur[k]; !ok {
-		c.cur[k] = m
-		c.size += weight
+		c.cur[k] = e
+		c.size += e.weight
 	}
 }
 
-// memoized renders k with render once and then reuses the markup; keep says whether this input's
-// markup is worth keeping at all, weight what keeping it costs (see put).
-func memoized[K comparable](c *markupCache[K], k K, keep bool, weight int, render templ.Component) templ.Component {
-	if !keep {
-		return render
-	}
-	if m, ok := c.get(k); ok {
-		return m
-	}
+// rendering renders with render and keeps the markup as k's; weight is what keeping k costs
+// besides the markup itself (see put).
+func (c *markupCache[K]) rendering(k K, weight int, render templ.Component) templ.Component {
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		buf := templ.GetBuffer()
 		defer templ.ReleaseBuffer(buf)

@@ -10,18 +10,23 @@ import (
 // suggestions is rendered once per distinct view model and then reused (markupCache): a
 // conversation's page, its stream's snapshot and every reopening show the same finished messages.
 func MessageItem(m MessageView, exchangeID int64) templ.Component {
-	finished := m.Status != "pending" && m.Status != "streaming" && len(m.Suggestions) == 0
-	if !finished {
+	if m.Status == "pending" || m.Status == "streaming" || len(m.Suggestions) > 0 {
 		return messageItem(m, exchangeID)
 	}
 	k := messageKeyOf(m, exchangeID)
+	if hit, ok := messageMarkup.get(k); ok {
+		return hit
+	}
 	weight := len(m.Text) + len(m.HTML) + len(m.Arguments) + len(m.Result) + len(m.Error) + 256
-	return memoized(messageMarkup, k, true, weight, messageItem(m, exchangeID))
+	return messageMarkup.rendering(k, weight, messageItem(m, exchangeID))
 }
 
 // historyItem is one sidebar item's markup (historyItemMarkup), rendered once per distinct item.
 func historyItem(h HistoryItem) templ.Component {
-	return memoized(historyMarkup, h, true, len(h.Title)+len(h.Avatar)+128, historyItemMarkup(h))
+	if hit, ok := historyMarkup.get(h); ok {
+		return hit
+	}
+	return historyMarkup.rendering(h, len(h.Title)+len(h.Avatar)+128, historyItemMarkup(h))
 }
 
 // messageMarkup and historyMarkup keep up to 2 × 8 MB and 2 × 1 MB of markup.
