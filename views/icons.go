@@ -11,7 +11,8 @@ import (
 // Icon draws one icon of the sprite static/vendor/icons.svg, which make builds from npm's
 // lucide-static (the names are lucide's, listed in the Makefile's ICONS). class sets its size (for
 // example "h-4 w-4"; 1em square by default). It is decorative (aria-hidden): the control around it
-// carries the accessible name, as visible text or an aria-label.
+// carries the accessible name, as visible text or an aria-label. (No focusable="false": only
+// Internet Explorer focused SVGs; <use/> may close itself inside <svg>.)
 //
 // It is written in Go rather than templ because a page draws it a hundred times: its markup is
 // built once per name and class and then copied, where a templ element with a class expression
@@ -21,7 +22,7 @@ func Icon(name, class string) templ.Component {
 	markup, ok := iconMarkup.Load(key)
 	if !ok {
 		markup, _ = iconMarkup.LoadOrStore(key, `<svg class="`+templ.EscapeString(classes("icon", class))+
-			`" aria-hidden="true" focusable="false"><use href="`+templ.EscapeString(iconHref(name))+`"></use></svg>`)
+			`" aria-hidden="true"><use href="`+templ.EscapeString(iconHref(name))+`"/></svg>`)
 	}
 	return iconComponent(markup.(string))
 }
