@@ -1,8 +1,6 @@
 package views
 
 import (
-	"context"
-	"io"
 	"sync"
 
 	"github.com/a-h/templ"
@@ -19,29 +17,21 @@ import (
 // takes a pooled buffer and a class list of its own on every call.
 func Icon(name, class string) templ.Component {
 	key := iconKey{name, class}
-	markup, ok := iconMarkup.Load(key)
+	icon, ok := iconMarkup.Load(key)
 	if !ok {
-		markup, _ = iconMarkup.LoadOrStore(key, `<svg class="`+templ.EscapeString(classes("icon", class))+
-			`" aria-hidden="true"><use href="`+templ.EscapeString(iconHref(name))+`"/></svg>`)
+		svg := `<svg class="` + templ.EscapeString(classes("icon", class)) + `" aria-hidden="true"><use href="` +
+			templ.EscapeString(iconHref(name)) + `"/></svg>`
+		icon, _ = iconMarkup.LoadOrStore(key, templ.Component(markup(svg)))
 	}
-	return iconComponent(markup.(string))
+	return icon.(templ.Component)
 }
 
 // iconKey names one drawn icon: its sprite symbol and its classes.
 type iconKey struct{ name, class string }
 
-// iconMarkup caches the <svg> of each iconKey. The set is small and fixed: the names and classes
-// are constants of the views.
+// iconMarkup caches the <svg> of each iconKey, boxed once as a templ.Component. The set is small
+// and fixed: the names and classes are constants of the views.
 var iconMarkup sync.Map
-
-// iconComponent is an icon's finished markup.
-type iconComponent string
-
-// Render writes the icon.
-func (c iconComponent) Render(_ context.Context, w io.Writer) error {
-	_, err := io.WriteString(w, string(c))
-	return err
-}
 
 // classes joins class names, leaving out empty ones.
 func classes(a, b string) string {
