@@ -216,3 +216,32 @@ func TestPasswordBoundsMatchTheForm(t *testing.T) {
 		t.Fatalf("MinPasswordLen = %d but the sign-up form says 8", accounts.MinPasswordLen)
 	}
 }
+
+// The session cookie's token is remembered by the cookie's exact value once it verified
+// (sessionCookies): an altered copy of a remembered cookie is still checked, and refused.
+func TestAnAlteredSessionCookieIsRefusedEvenAfterTheRealOneWasRead(t *testing.T) {
+	app := handlerstest.Start(t)
+	c := app.Client(t)
+	c.SignUp("ada@example.com", "correct horse")
+	if res := c.Get("/chat/new"); res.Status != http.StatusOK {
+		t.Fatalf("signed in /chat/new: %d", res.Status)
+	}
+	u, _ := url.Parse(app.URL)
+	var altered []*http.Cookie
+	for _, ck := range c.Jar.Cookies(u) {
+		if ck.Name == "parley_session" {
+			v := []byte(ck.Value)
+			v[len(v)/2] ^= 1
+			ck = &http.Cookie{Name: ck.Name, Value: string(v)}
+		}
+		altered = append(altered, ck)
+	}
+	forger := app.Client(t)
+	forger.Jar.SetCookies(u, altered)
+	if res := forger.Get("/chat/new"); res.Status != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/signin") {
+		t.Fatalf("altered session cookie: %d %s, want a redirect to sign in", res.Status, res.Header.Get("Location"))
+	}
+	if res := c.Get("/chat/new"); res.Status != http.StatusOK {
+		t.Fatalf("the real cookie after the forgery: %d", res.Status)
+	}
+}

@@ -68,12 +68,12 @@ func messageView(m db.Message, agents map[int64]db.Agent) views.MessageView {
 	if v.AgentName == "" {
 		v.AgentName, v.AgentAvatar = "Assistant", "✨"
 	}
-	var meta messageMeta
-	_ = json.Unmarshal(m.Metadata, &meta)
 	switch m.Role {
 	case db.RoleUser, db.RoleReasoning:
 		v.Text = m.Content
 	case db.RoleAssistant:
+		var meta messageMeta // only an answer shows its metadata
+		_ = json.Unmarshal(m.Metadata, &meta)
 		switch {
 		case m.Content == "":
 		case m.Status == db.StatusPending || m.Status == db.StatusStreaming:

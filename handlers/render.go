@@ -18,6 +18,8 @@ func render(c echo.Context, status int, component templ.Component) error {
 	if err := component.Render(c.Request().Context(), buf); err != nil {
 		return err
 	}
+	// The length is known: the page goes out whole rather than chunked.
+	c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(buf.Len()))
 	return c.HTMLBlob(status, buf.Bytes())
 }
 

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gorilla/sessions"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
@@ -42,7 +41,7 @@ type app struct {
 	store     *db.Store
 	log       *slog.Logger
 	accounts  *accounts.Service
-	cookies   sessions.Store
+	cookies   *sessionCookies
 	limits    *limits
 	notifier  *chat.PostgresNotifier
 	generator *chat.Generator

@@ -23,7 +23,7 @@ const (
 
 // newCookieStore returns the gorilla cookie store. The cookie carries only a random session token
 // (signed and encrypted); the session itself is a row in user_sessions, so it can be revoked.
-func newCookieStore(ctx context.Context, cfg config.Config, store *db.Store) (sessions.Store, error) {
+func newCookieStore(ctx context.Context, cfg config.Config, store *db.Store) (*sessionCookies, error) {
 	var key []byte
 	var err error
 	if cfg.SessionKey != "" {
@@ -49,14 +49,13 @@ func newCookieStore(ctx context.Context, cfg config.Config, store *db.Store) (se
 		SameSite: http.SameSiteLaxMode,
 	}
 	cs.MaxAge(cs.Options.MaxAge)
-	return cs, nil
+	return newSessionCookies(cs), nil
 }
 
 // loadViewer resolves the session cookie to the signed-in user, if any, and stores it in the context.
 func (a *app) loadViewer(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		sess, _ := a.cookies.Get(c.Request(), sessionCookie) // a bad cookie yields a new, empty session
-		if token, _ := sess.Values[tokenKey].(string); token != "" {
+		if token := a.cookies.sessionToken(c.Request()); token != "" {
 			u, err := a.accounts.UserForToken(c.Request().Context(), token)
 			switch {
 			case err == nil:

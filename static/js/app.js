@@ -10,7 +10,6 @@ window.Parley = {
     var svg = document.createElementNS(ns, "svg");
     svg.setAttribute("class", "icon " + (className || ""));
     svg.setAttribute("aria-hidden", "true");
-    svg.setAttribute("focusable", "false");
     var use = document.createElementNS(ns, "use");
     use.setAttribute("href", (meta ? meta.content : "/static/vendor/icons.svg") + "#" + name);
     svg.appendChild(use);
