@@ -39,6 +39,12 @@ const searchRankedMatches = 2000
 // (SearchConversations).
 const searchWindow = 5000
 
+// searchQuery is a search statement's tsquery, websearch_to_tsquery('english', $2), as an
+// InitPlan: computed once per statement, where inline a prepared statement's generic plan calls it
+// for every row it checks, and the same plan for every query, so PostgreSQL can reuse one generic
+// plan (the indexes keyed by owner pick the rows either way; TestHotChatQueriesNeverScanAChatTable).
+const searchQuery = `(SELECT websearch_to_tsquery('english', $2))`
+
 // liveConversation keeps a row d whose conversation d.exchange_id belongs to user $1, is not $4
 // (the one left out) and is listed: not in the trash, a general chat or a chat about one of their
 // pages not in the trash. It is a
@@ -127,9 +133,9 @@ func newConversationSearch(messages string) conversationSearch {
 		WITH
 		-- Up to $5 + 1 of the person's matches, in no order: all of them when there are at most $5.
 		cand AS MATERIALIZED (
-			SELECT m.exchange_id, m.id, ts_rank(m.search, websearch_to_tsquery('english', $2)) AS rank, m.created_at
+			SELECT m.exchange_id, m.id, ts_rank(m.search, ` + searchQuery + `) AS rank, m.created_at
 			FROM chat_message m
-			WHERE m.user_id = $1 AND m.search @@ websearch_to_tsquery('english', $2) ` + messages + `
+			WHERE m.user_id = $1 AND m.search @@ ` + searchQuery + ` ` + messages + `
 			LIMIT $5 + 1),
 		common AS (SELECT count(*) > $5 AS yes FROM cand),
 		-- More: the newest $3 live conversations with a match among the person's newest $6 messages,
@@ -137,11 +143,11 @@ func newConversationSearch(messages string) conversationSearch {
 		newest AS MATERIALIZED (
 			SELECT d.exchange_id, d.id, d.rank, d.created_at
 			FROM (SELECT * FROM (
-				SELECT DISTINCT ON (w.exchange_id) w.exchange_id, w.id, ts_rank(w.search, websearch_to_tsquery('english', $2)) AS rank, w.created_at
+				SELECT DISTINCT ON (w.exchange_id) w.exchange_id, w.id, ts_rank(w.search, ` + searchQuery + `) AS rank, w.created_at
 				FROM (SELECT m.exchange_id, m.id, m.search, m.created_at FROM chat_message m
 				      WHERE (SELECT yes FROM common) AND m.user_id = $1 ` + messages + `
 				      ORDER BY m.created_at DESC, m.id DESC LIMIT $6) w
-				WHERE w.search @@ websearch_to_tsquery('english', $2)
+				WHERE w.search @@ ` + searchQuery + `
 				ORDER BY w.exchange_id, w.created_at DESC, w.id DESC) n
 			      ORDER BY n.created_at DESC, n.id DESC OFFSET 0) d
 			` + liveConversation + `
@@ -165,9 +171,9 @@ func newConversationSearch(messages string) conversationSearch {
 		everyMatch: `
 		WITH
 		msg AS (
-			SELECT DISTINCT ON (m.exchange_id) m.exchange_id, m.id, ts_rank(m.search, websearch_to_tsquery('english', $2)) AS rank, m.created_at
+			SELECT DISTINCT ON (m.exchange_id) m.exchange_id, m.id, ts_rank(m.search, ` + searchQuery + `) AS rank, m.created_at
 			FROM chat_message m
-			WHERE m.user_id = $1 AND m.search @@ websearch_to_tsquery('english', $2) ` + messages + `
+			WHERE m.user_id = $1 AND m.search @@ ` + searchQuery + ` ` + messages + `
 			ORDER BY m.exchange_id, 3 DESC, m.id DESC),
 		since AS (SELECT '-infinity'::timestamptz AS at),
 ` + searchBest + searchHits,
@@ -178,9 +184,9 @@ func newConversationSearch(messages string) conversationSearch {
 // rank, created_at) and the title matches active since since.at.
 const searchBest = `
 		title AS (
-			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), websearch_to_tsquery('english', $2)) AS rank, e.updated_at
+			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), ` + searchQuery + `) AS rank, e.updated_at
 			FROM chat_exchange e
-			WHERE e.user_id = $1 AND e.deleted_at IS NULL AND to_tsvector('english', e.title) @@ websearch_to_tsquery('english', $2)
+			WHERE e.user_id = $1 AND e.deleted_at IS NULL AND to_tsvector('english', e.title) @@ ` + searchQuery + `
 			  AND e.updated_at >= (SELECT at FROM since)),
 		found AS (
 			SELECT coalesce(msg.exchange_id, title.exchange_id) AS exchange_id, coalesce(msg.id, 0) AS message_id,
@@ -202,8 +208,8 @@ const searchBest = `
 // searchHits is the hits of best with their highlighted titles and snippets, best first.
 const searchHits = `
 		SELECT b.exchange_id, b.message_id, b.rank, b.page_id, b.page_title,
-		       ts_headline('english', b.title, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',HighlightAll=true') AS title,
-		       coalesce((SELECT ts_headline('english', m.content, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',MaxWords=24,MinWords=8,MaxFragments=2,FragmentDelimiter= … ')
+		       ts_headline('english', b.title, ` + searchQuery + `, 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',HighlightAll=true') AS title,
+		       coalesce((SELECT ts_headline('english', m.content, ` + searchQuery + `, 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',MaxWords=24,MinWords=8,MaxFragments=2,FragmentDelimiter= … ')
 		                 FROM chat_message m WHERE m.id = b.message_id), '') AS snippet,
 		       b.at
 		FROM best b

@@ -41,10 +41,10 @@ func (s *Store) SearchWorkspace(ctx context.Context, userID int64, query string,
 // searchPages is the best $3 of user $1's live pages matching query $2, with snippets.
 const searchPages = `
 		SELECT 'page' AS kind, b.id, 0::bigint AS message_id, b.title, b.rank, b.at,
-		       ts_headline('english', b.content, websearch_to_tsquery('english', $2), 'StartSel=**,StopSel=**,MaxWords=30,MinWords=10') AS snippet
-		FROM (SELECT p.id, p.title, p.content, ts_rank(p.search, websearch_to_tsquery('english', $2)) AS rank, p.updated_at AS at
+		       ts_headline('english', b.content, ` + searchQuery + `, 'StartSel=**,StopSel=**,MaxWords=30,MinWords=10') AS snippet
+		FROM (SELECT p.id, p.title, p.content, ts_rank(p.search, ` + searchQuery + `) AS rank, p.updated_at AS at
 		      FROM pages p
-		      WHERE p.owner_id = $1 AND p.deleted_at IS NULL AND p.search @@ websearch_to_tsquery('english', $2)
+		      WHERE p.owner_id = $1 AND p.deleted_at IS NULL AND p.search @@ ` + searchQuery + `
 		      ORDER BY rank DESC, at DESC LIMIT $3) b
 		ORDER BY b.rank DESC, b.at DESC`
 
