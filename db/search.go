@@ -11,7 +11,7 @@ import (
 )
 
 // SearchHit is one full-text match in a person's workspace: a page, or a message of one of their
-// conversations. Snippet is plain text with the matched words between « and ».
+// conversations. Snippet is plain text with the matched words in **bold** markdown.
 type SearchHit struct {
 	Kind      string    `db:"kind"`       // "page" or "conversation"
 	ID        int64     `db:"id"`         // page id or exchange id
