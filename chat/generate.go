@@ -580,7 +580,10 @@ func (g *Generator) runTool(ctx context.Context, job Job, call agents.ToolCall) 
 			if h.Kind == "page" {
 				r.URL = "/pages/" + strconv.FormatInt(h.ID, 10)
 			} else {
-				r.URL = fmt.Sprintf("/sessions/%d/chat#message-%d", h.ID, h.MessageID)
+				r.URL = fmt.Sprintf("/sessions/%d/chat", h.ID)
+				if h.MessageID != 0 { // 0: found by its title
+					r.URL += fmt.Sprintf("#message-%d", h.MessageID)
+				}
 				if r.Title == "" {
 					r.Title = "Conversation"
 				}

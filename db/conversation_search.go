@@ -39,12 +39,19 @@ const searchRankedMatches = 2000
 // (SearchConversations).
 const searchWindow = 5000
 
-// liveConversation keeps a row d whose conversation d.exchange_id belongs to user $1 and is listed:
-// not in the trash, a general chat or a chat about one of their pages not in the trash. It is a
-// lateral lookup by primary key (OFFSET 0 keeps the planner from turning it into a join over all
-// the person's conversations), so its cost follows the rows it checks.
+// searchQuery is a search statement's tsquery, websearch_to_tsquery('english', $2), as an
+// InitPlan: computed once per statement, where inline a prepared statement's generic plan calls it
+// for every row it checks, and the same plan for every query, so PostgreSQL can reuse one generic
+// plan (the indexes keyed by owner pick the rows either way; TestHotChatQueriesNeverScanAChatTable).
+const searchQuery = `(SELECT websearch_to_tsquery('english', $2))`
+
+// liveConversation keeps a row d whose conversation d.exchange_id belongs to user $1, is not $4
+// (the one left out) and is listed: not in the trash, a general chat or a chat about one of their
+// pages not in the trash. It is a lateral lookup by primary key (OFFSET 0 keeps the planner from
+// turning it into a join over all the person's conversations), so its cost follows the rows it
+// checks.
 const liveConversation = `CROSS JOIN LATERAL (SELECT FROM chat_exchange e LEFT JOIN pages p ON p.id = e.page_id
-	WHERE e.id = d.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
+	WHERE e.id = d.exchange_id AND e.user_id = $1 AND e.id <> $4 AND e.deleted_at IS NULL
 	  AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1))
 	OFFSET 0) live`
 
@@ -66,25 +73,33 @@ const liveConversation = `CROSS JOIN LATERAL (SELECT FROM chat_exchange e LEFT J
 // Titles come from chat_exchange_owner_title_search_idx. A query with no searchable words finds
 // nothing; one that runs longer than s.SearchTimeout is stopped and answers ErrSearchTimeout.
 func (s *Store) SearchConversations(ctx context.Context, userID int64, query string, limit int) ([]ConversationHit, error) {
-	return s.searchConversations(ctx, userID, query, limit, searchRankedMatches, searchWindow)
+	return s.conversationHits(ctx, historySearch, userID, query, 0, limit, searchRankedMatches, searchWindow)
 }
 
 // searchConversations is SearchConversations ranking every match when there are at most ranked,
-// or when the newest window messages hold matches in fewer than limit conversations. That last
-// case costs a second statement (searchEveryMatch), so the first never carries the cost of
-// ranking every match in its plan (past jit_above_cost, JIT compiling it would cost more than
-// the search).
+// or when the newest window messages hold matches in fewer than limit conversations.
 func (s *Store) searchConversations(ctx context.Context, userID int64, query string, limit, ranked, window int) ([]ConversationHit, error) {
+	return s.conversationHits(ctx, historySearch, userID, query, 0, limit, ranked, window)
+}
+
+// conversationHits runs the conversation search st for the user's query, leaving out the
+// conversation exclude (0: none). Words common for the person but not among their newest window
+// messages cost a second statement (st.everyMatch), so the first never carries the cost of
+// ranking every match in its plan (past jit_above_cost, JIT compiling it would cost more than
+// the search). Both run as named prepared statements (hotSelect): their generic plans are the
+// custom ones (searchQuery), and planning one cost about 1 ms of PostgreSQL CPU at every call, a
+// third of running it for a rare word (the search tool runs on turns that ask to find something).
+func (s *Store) conversationHits(ctx context.Context, st conversationSearch, userID int64, query string, exclude int64, limit, ranked, window int) ([]ConversationHit, error) {
 	var hits []ConversationHit
 	err := s.searching(ctx, func(ctx context.Context, q sqlx.QueryerContext) error {
-		if err := sqlx.SelectContext(ctx, q, &hits, searchNewest, userID, query, limit, ranked, window); err != nil {
+		if err := s.hotSelect(ctx, &hits, st.newest, userID, query, limit, exclude, ranked, window); err != nil {
 			return err
 		}
 		if !slices.ContainsFunc(hits, func(h ConversationHit) bool { return h.ExchangeID == 0 }) {
 			return nil
 		}
 		hits = nil
-		return sqlx.SelectContext(ctx, q, &hits, searchEveryMatch, userID, query, limit)
+		return s.hotSelect(ctx, &hits, st.everyMatch, userID, query, limit, exclude)
 	})
 	if err != nil {
 		return nil, notFound(err, "search conversations")
@@ -92,34 +107,54 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 	return hits, nil
 }
 
-// searchNewest is SearchConversations' statement ($1 user, $2 query, $3 limit, $4 matches ranked
-// at most, $5 newest messages read): the hits, or, with the words common for the person but in
-// fewer than $3 conversations among their newest $5 messages, a row of exchange 0 among them.
-const searchNewest = `
+// conversationSearch is the two statements of one conversation search, both searching only the
+// messages m of chat_message that pass its condition.
+type conversationSearch struct {
+	// newest: $1 user, $2 query, $3 limit, $4 exchange left out (0: none), $5 matches ranked at
+	// most, $6 newest messages read. The hits, or, with the words common for the person but in
+	// fewer than $3 conversations among their newest $6 messages, a row of exchange 0 among them.
+	newest string
+	// everyMatch ranks every match of the person ($1 user, $2 query, $3 limit, $4 exchange left out).
+	everyMatch string
+}
+
+var (
+	// historySearch searches every message (SearchConversations, the history search).
+	historySearch = newConversationSearch("")
+	// toolSearch leaves out the offline agent's own answers, which only repeat earlier searches,
+	// and tool calls (SearchWorkspace).
+	toolSearch = newConversationSearch(`AND (m.role = 'user' OR (m.role = 'assistant' AND m.metadata->>'provider' IS DISTINCT FROM 'offline'))`)
+)
+
+// newConversationSearch is the conversation search of the messages m passing messages, an SQL
+// condition starting with AND (or "" for every message).
+func newConversationSearch(messages string) conversationSearch {
+	return conversationSearch{
+		newest: `
 		WITH
-		-- Up to $4 + 1 of the person's matches, in no order: all of them when there are at most $4.
+		-- Up to $5 + 1 of the person's matches, in no order: all of them when there are at most $5.
 		cand AS MATERIALIZED (
-			SELECT m.exchange_id, m.id, ts_rank(m.search, websearch_to_tsquery('english', $2)) AS rank, m.created_at
+			SELECT m.exchange_id, m.id, ts_rank(m.search, ` + searchQuery + `) AS rank, m.created_at
 			FROM chat_message m
-			WHERE m.user_id = $1 AND m.search @@ websearch_to_tsquery('english', $2)
-			LIMIT $4 + 1),
-		common AS (SELECT count(*) > $4 AS yes FROM cand),
-		-- More: the newest $3 live conversations with a match among the person's newest $5 messages,
+			WHERE m.user_id = $1 AND m.search @@ ` + searchQuery + ` ` + messages + `
+			LIMIT $5 + 1),
+		common AS (SELECT count(*) > $5 AS yes FROM cand),
+		-- More: the newest $3 live conversations with a match among the person's newest $6 messages,
 		-- each at its newest match, checked live in that order until $3 are found.
 		newest AS MATERIALIZED (
 			SELECT d.exchange_id, d.id, d.rank, d.created_at
 			FROM (SELECT * FROM (
-				SELECT DISTINCT ON (w.exchange_id) w.exchange_id, w.id, ts_rank(w.search, websearch_to_tsquery('english', $2)) AS rank, w.created_at
+				SELECT DISTINCT ON (w.exchange_id) w.exchange_id, w.id, ts_rank(w.search, ` + searchQuery + `) AS rank, w.created_at
 				FROM (SELECT m.exchange_id, m.id, m.search, m.created_at FROM chat_message m
-				      WHERE (SELECT yes FROM common) AND m.user_id = $1
-				      ORDER BY m.created_at DESC, m.id DESC LIMIT $5) w
-				WHERE w.search @@ websearch_to_tsquery('english', $2)
+				      WHERE (SELECT yes FROM common) AND m.user_id = $1 ` + messages + `
+				      ORDER BY m.created_at DESC, m.id DESC LIMIT $6) w
+				WHERE w.search @@ ` + searchQuery + `
 				ORDER BY w.exchange_id, w.created_at DESC, w.id DESC) n
 			      ORDER BY n.created_at DESC, n.id DESC OFFSET 0) d
 			` + liveConversation + `
 			LIMIT $3),
 		enough AS (SELECT count(*) >= $3 AS yes FROM newest),
-		-- Every match when there are at most $4; else the newest conversations, when enough.
+		-- Every match when there are at most $5; else the newest conversations, when enough.
 		msg AS (
 			(SELECT DISTINCT ON (c.exchange_id) c.exchange_id, c.id, c.rank, c.created_at
 			 FROM cand c WHERE NOT (SELECT yes FROM common)
@@ -131,28 +166,28 @@ const searchNewest = `
 ` + searchBest + `
 		(` + searchHits + `)
 		-- Common for the person but not among their newest messages: a row of exchange 0 asks for
-		-- every match to be ranked (searchEveryMatch).
+		-- every match to be ranked (everyMatch).
 		UNION ALL
-		SELECT 0, 0, 0, 0, '', '', '', now() WHERE (SELECT yes FROM common) AND NOT (SELECT yes FROM enough)`
-
-// searchEveryMatch ranks every match of the person ($1 user, $2 query, $3 limit).
-const searchEveryMatch = `
+		SELECT 0, 0, 0, 0, '', '', '', now() WHERE (SELECT yes FROM common) AND NOT (SELECT yes FROM enough)`,
+		everyMatch: `
 		WITH
 		msg AS (
-			SELECT DISTINCT ON (m.exchange_id) m.exchange_id, m.id, ts_rank(m.search, websearch_to_tsquery('english', $2)) AS rank, m.created_at
+			SELECT DISTINCT ON (m.exchange_id) m.exchange_id, m.id, ts_rank(m.search, ` + searchQuery + `) AS rank, m.created_at
 			FROM chat_message m
-			WHERE m.user_id = $1 AND m.search @@ websearch_to_tsquery('english', $2)
+			WHERE m.user_id = $1 AND m.search @@ ` + searchQuery + ` ` + messages + `
 			ORDER BY m.exchange_id, 3 DESC, m.id DESC),
 		since AS (SELECT '-infinity'::timestamptz AS at),
-` + searchBest + searchHits
+` + searchBest + searchHits,
+	}
+}
 
-// searchBest is the best $3 live conversations (best) of the message hits (msg: exchange_id, id,
+// searchBest is the best $3 live conversations but $4 (best) of the message hits (msg: exchange_id, id,
 // rank, created_at) and the title matches active since since.at.
 const searchBest = `
 		title AS (
-			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), websearch_to_tsquery('english', $2)) AS rank, e.updated_at
+			SELECT e.id AS exchange_id, 2 * ts_rank(to_tsvector('english', e.title), ` + searchQuery + `) AS rank, e.updated_at
 			FROM chat_exchange e
-			WHERE e.user_id = $1 AND e.deleted_at IS NULL AND to_tsvector('english', e.title) @@ websearch_to_tsquery('english', $2)
+			WHERE e.user_id = $1 AND e.deleted_at IS NULL AND to_tsvector('english', e.title) @@ ` + searchQuery + `
 			  AND e.updated_at >= (SELECT at FROM since)),
 		found AS (
 			SELECT coalesce(msg.exchange_id, title.exchange_id) AS exchange_id, coalesce(msg.id, 0) AS message_id,
@@ -166,7 +201,7 @@ const searchBest = `
 			CROSS JOIN LATERAL (
 				SELECT e.title, coalesce(e.page_id, 0) AS page_id, coalesce(p.title, '') AS page_title
 				FROM chat_exchange e LEFT JOIN pages p ON p.id = e.page_id
-				WHERE e.id = f.exchange_id AND e.user_id = $1 AND e.deleted_at IS NULL
+				WHERE e.id = f.exchange_id AND e.user_id = $1 AND e.id <> $4 AND e.deleted_at IS NULL
 				  AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1))
 				OFFSET 0) x
 			LIMIT $3)`
@@ -174,8 +209,8 @@ const searchBest = `
 // searchHits is the hits of best with their highlighted titles and snippets, best first.
 const searchHits = `
 		SELECT b.exchange_id, b.message_id, b.rank, b.page_id, b.page_title,
-		       ts_headline('english', b.title, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',HighlightAll=true') AS title,
-		       coalesce((SELECT ts_headline('english', m.content, websearch_to_tsquery('english', $2), 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',MaxWords=24,MinWords=8,MaxFragments=2,FragmentDelimiter= … ')
+		       ts_headline('english', b.title, ` + searchQuery + `, 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',HighlightAll=true') AS title,
+		       coalesce((SELECT ts_headline('english', m.content, ` + searchQuery + `, 'StartSel=' || chr(1) || ',StopSel=' || chr(2) || ',MaxWords=24,MinWords=8,MaxFragments=2,FragmentDelimiter= … ')
 		                 FROM chat_message m WHERE m.id = b.message_id), '') AS snippet,
 		       b.at
 		FROM best b

@@ -5,3 +5,7 @@ package db
 // (searchWindow) hold matches in fewer than limit conversations, so tests reach either way with a
 // few messages.
 var SearchConversationsWith = (*Store).searchConversations
+
+// SearchWorkspaceWith is SearchWorkspace for the query alone (no fallback to any of its words),
+// searching conversations as SearchConversationsWith does with ranked and window.
+var SearchWorkspaceWith = (*Store).searchWorkspace

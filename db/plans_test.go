@@ -86,6 +86,47 @@ func seqScans(t *testing.T, plans []string) []string {
 	return found
 }
 
+// planCase is one hot query whose plans are checked.
+type planCase struct {
+	name string
+	run  func() error
+}
+
+// perRowQueries lists the conditions of recorded plans that parse the search words for every row
+// they check (websearch_to_tsquery inline, not an InitPlan's result).
+func perRowQueries(t *testing.T, plans []string) []string {
+	t.Helper()
+	var found []string
+	var walk func(node map[string]any)
+	walk = func(node map[string]any) {
+		for _, key := range []string{"Filter", "Index Cond", "Recheck Cond", "Join Filter"} {
+			if c, _ := node[key].(string); strings.Contains(c, "websearch_to_tsquery") {
+				found = append(found, key+": "+c)
+			}
+		}
+		kids, _ := node["Plans"].([]any)
+		for _, k := range kids {
+			if m, ok := k.(map[string]any); ok {
+				walk(m)
+			}
+		}
+	}
+	for _, p := range plans {
+		i := strings.Index(p, "{")
+		if i < 0 {
+			continue
+		}
+		var doc struct {
+			Plan map[string]any `json:"Plan"`
+		}
+		if err := json.Unmarshal([]byte(p[i:]), &doc); err != nil {
+			t.Fatalf("reading a plan: %v\n%s", err, p)
+		}
+		walk(doc.Plan)
+	}
+	return found
+}
+
 // The hot chat queries (search, the window and its versions, a stream's tail, the sidebar's turn counts) read the
 // chat tables through indexes, never by a sequential scan, on an instance large and analyzed
 // enough that the planner chooses honestly: one person with 2,000 conversations, one with 100, 50
@@ -113,34 +154,49 @@ func TestHotChatQueriesNeverScanAChatTable(t *testing.T) {
 	if got := seqScans(t, r.take()); len(got) != 1 {
 		t.Fatalf("the plan detector missed a sequential scan: %v", got)
 	}
-	cases := []struct {
-		name string
-		run  func() error
-	}{
-		{"search, 1% word, 2,000 conversations", func() error {
-			_, err := r.SearchConversations(ctx, big, seed.Common, 31)
-			return err
-		}},
-		{"search, 1% word, 100 conversations", func() error {
-			_, err := r.SearchConversations(ctx, small, seed.Common, 31)
-			return err
-		}},
-		{"search, a word common for the person (their newest messages)", func() error {
-			_, err := db.SearchConversationsWith(r.Store, ctx, big, seed.Common, 31, 50, 5000)
-			return err
-		}},
-		{"search, a word common for the person but not in their newest messages (every match)", func() error {
-			_, err := db.SearchConversationsWith(r.Store, ctx, big, seed.Common, 31, 50, 100)
-			return err
-		}},
-		{"search, 5% word and a phrase", func() error {
-			_, err := r.SearchConversations(ctx, big, seed.Frequent+` "`+seed.Common+` `+seed.Vocabulary[5]+`"`, 31)
-			return err
-		}},
-		{"workspace search (the search tool)", func() error {
-			_, err := r.SearchWorkspace(ctx, big, seed.Common, 0, 10)
-			return err
-		}},
+	// The searches run as prepared statements (conversationHits): PostgreSQL may reuse their
+	// generic plans, which read the indexes too and, like the custom ones, parse the words once.
+	searches := func(r *planRecorder) []planCase {
+		return []planCase{
+			{"search, 1% word, 2,000 conversations", func() error {
+				_, err := r.SearchConversations(ctx, big, seed.Common, 31)
+				return err
+			}},
+			{"search, 1% word, 100 conversations", func() error {
+				_, err := r.SearchConversations(ctx, small, seed.Common, 31)
+				return err
+			}},
+			{"search, a word common for the person (their newest messages)", func() error {
+				_, err := db.SearchConversationsWith(r.Store, ctx, big, seed.Common, 31, 50, 5000)
+				return err
+			}},
+			{"search, a word common for the person but not in their newest messages (every match)", func() error {
+				_, err := db.SearchConversationsWith(r.Store, ctx, big, seed.Common, 31, 50, 100)
+				return err
+			}},
+			{"search, 5% word and a phrase", func() error {
+				_, err := r.SearchConversations(ctx, big, seed.Frequent+` "`+seed.Common+` `+seed.Vocabulary[5]+`"`, 31)
+				return err
+			}},
+			{"workspace search (the search tool)", func() error {
+				_, err := r.SearchWorkspace(ctx, big, seed.Common, 0, 10)
+				return err
+			}},
+			{"workspace search, a word common for the person (their newest messages)", func() error {
+				_, err := db.SearchWorkspaceWith(r.Store, ctx, big, seed.Common, long, 10, 50, 5000)
+				return err
+			}},
+			{"workspace search, a word common for the person but not in their newest messages (every match)", func() error {
+				_, err := db.SearchWorkspaceWith(r.Store, ctx, big, seed.Common, long, 10, 50, 100)
+				return err
+			}},
+			{"workspace search, a rare word", func() error {
+				_, err := r.SearchWorkspace(ctx, big, seed.Rare, 0, 10)
+				return err
+			}},
+		}
+	}
+	cases := append(searches(r), []planCase{
 		{"window, newest", func() error {
 			_, _, err := r.ExchangeWindow(ctx, long, 0, 40)
 			return err
@@ -177,17 +233,34 @@ func TestHotChatQueriesNeverScanAChatTable(t *testing.T) {
 			_, err := r.ExchangeSummaryByID(ctx, big, long)
 			return err
 		}},
+	}...)
+	generic := newPlanRecorder(t, dsn)
+	generic.SetPrepared(true)
+	generic.DB.MustExec(`SET plan_cache_mode = force_generic_plan`)
+	for _, c := range searches(generic) {
+		c.name += ", generic plan"
+		cases = append(cases, c)
 	}
 	for _, c := range cases {
 		if err := c.run(); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		plans := r.take()
+		plans := append(r.take(), generic.take()...)
 		if len(plans) == 0 {
 			t.Fatalf("%s: no plan recorded", c.name)
 		}
 		if scans := seqScans(t, plans); len(scans) > 0 {
 			t.Errorf("%s: sequential scan of %v:\n%s", c.name, scans, strings.Join(plans, "\n"))
 		}
+		if calls := perRowQueries(t, plans); len(calls) > 0 {
+			t.Errorf("%s: the search words are parsed for every row checked:\n%s", c.name, strings.Join(calls, "\n"))
+		}
+	}
+	var custom, generics int64
+	if err := generic.DB.QueryRow(`SELECT coalesce(sum(custom_plans), 0), coalesce(sum(generic_plans), 0) FROM pg_prepared_statements`).Scan(&custom, &generics); err != nil {
+		t.Fatal(err)
+	}
+	if custom != 0 || generics == 0 {
+		t.Fatalf("the generic pass ran %d custom and %d generic plans, want generic plans only", custom, generics)
 	}
 }

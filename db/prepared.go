@@ -9,7 +9,8 @@ import (
 )
 
 // prepared holds the named prepared statements of the hot path of a chat turn (the session and
-// exchange reads, the agent, the follow-up, the history, each answer write), one per query text.
+// exchange reads, the agent, the follow-up, the history, each answer write) and of the searches
+// (SearchConversations, SearchWorkspace), one per query text.
 // database/sql prepares a statement on each pooled connection the first time it runs there, so
 // PostgreSQL parses it once per connection and, from the sixth execution on, reuses a generic plan
 // when it costs no more than the custom ones (plan_cache_mode auto): planning these statements

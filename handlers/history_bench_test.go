@@ -33,7 +33,7 @@ import (
 //     branched, fay's has 2,000.
 //
 // It reports p50/p95 (ms) of: search for a word in ~1% of messages (targets: ada ≤ 30 ms, cy ≤ 15
-// ms); the sidebar, opening a conversation and that search at 1k / 10k / 100k conversations (the
+// ms), and of the offline agent's search tool for it and a rare word (SQL); the sidebar, opening a conversation and that search at 1k / 10k / 100k conversations (the
 // cost curve); opening, the sidebar's turn counts and a stream update's SQL for dee's branched
 // conversation against eve's (targets ≤ 1.2×, stream SQL ≤ 2 ms); and opening fay's 2,000-message
 // conversation against its SQL alone (target ≤ 1.5×), and loading its earlier messages. The two
@@ -80,6 +80,14 @@ func BenchmarkHistoryAtScale(b *testing.B) {
 	t.http(b, "search 5% word, ada", ada.c, "/history/search?q="+seed.Frequent, "", 0)
 	t.http(b, "search rare word, ada", ada.c, "/history/search?q="+seed.Rare, "", 0)
 	t.http(b, "search phrase, ada", ada.c, "/history/search?q="+fmt.Sprintf("%%22%s+%s%%22", word, seed.Vocabulary[7]), "", 0)
+	// The offline agent's search tool (SearchWorkspace, its SQL: the turn runs it), for the same words.
+	for _, w := range []struct{ name, q string }{{"1% word", word}, {"rare word", seed.Rare}} {
+		t.run(b, "search tool "+w.name+", ada (SearchWorkspace SQL)", "", 0, func() {
+			if _, err := app.Store.SearchWorkspace(ctx, ada.id, w.q, 0, 5); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
 
 	// The cost curve: sidebar, a deep sidebar page, opening the newest conversation, search.
 	curve := map[string][3]float64{}

@@ -30,6 +30,7 @@ END {
 	h = "BenchmarkHistoryAtScale/"
 	row("search 1% word, 1M-message person, p50 (ms)", "<= 30", h "search-1%-word-ada-1M-messages", "p50-ms")
 	row("search 1% word, 1k-conversation person, p50 (ms)", "<= 15", h "search-1%-word-cy-10k-messages", "p50-ms")
+	row("search tool 1% word, 1M-message person, SQL p50 (ms)", "", h "search-tool-1%-word-ada-SearchWorkspace-SQL", "p50-ms")
 	row("open 20k messages, branched / never-branched", "<= 1.2", h "open-20k-message-conversation", "ratio")
 	row("sidebar with it, branched / never-branched", "<= 1.2", h "sidebar-with-it-turn-counts", "ratio")
 	row("stream update SQL, branched, p50 (ms)", "<= 2", h "stream-update-SQL-ExchangeTail", "a-p50-ms")
