@@ -218,13 +218,6 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 		if parent == nil {
 			parent = st.LastAnswer
 		}
-		var key, holder any
-		if in.IdempotencyKey != "" {
-			key = in.IdempotencyKey
-		}
-		if in.Lease.Holder != "" {
-			holder = in.Lease.Holder
-		}
 		// Both messages in one statement; a branched exchange's leaf moves to the new answer.
 		var stored []Message
 		if err := tx.SelectContext(ctx, &stored, `WITH
@@ -236,8 +229,8 @@ func (s *Store) StartTurn(ctx context.Context, in NewTurn) (Turn, error) {
 					$9, CASE WHEN $9::text IS NOT NULL THEN now() + make_interval(secs => $10) END FROM u RETURNING *),
 			leaf AS (UPDATE chat_exchange SET leaf_message_id = (SELECT id FROM a) WHERE id = $1 AND leaf_message_id IS NOT NULL)
 			SELECT `+messageColumns+` FROM u UNION ALL SELECT `+messageColumns+` FROM a ORDER BY position`,
-			t.Exchange.ID, parent, st.Next, in.Query, key, nullID(in.AgentID), in.AgentType, nullJSON(in.AnswerMetadata),
-			holder, in.Lease.TTL.Seconds()); err != nil {
+			t.Exchange.ID, parent, st.Next, in.Query, nullText(in.IdempotencyKey), nullID(in.AgentID), in.AgentType, nullJSON(in.AnswerMetadata),
+			nullText(in.Lease.Holder), in.Lease.TTL.Seconds()); err != nil {
 			return err
 		}
 		if len(stored) != 2 {
@@ -399,6 +392,14 @@ func nullID(id int64) any {
 		return nil
 	}
 	return id
+}
+
+// nullText is NULL for "", s otherwise.
+func nullText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 func nullJSON(b json.RawMessage) any {

@@ -33,14 +33,6 @@ const exchangeAs = `ex.id AS "exchange.id", ex.user_id AS "exchange.user_id", ex
 // statement, which stored nothing and took nothing, and is *RateLimitedError; a turn let through
 // has taken its request even when it goes on to the transaction.
 func (s *Store) followUp(ctx context.Context, in NewTurn) (Turn, bool, error) {
-	var key any
-	if in.IdempotencyKey != "" {
-		key = in.IdempotencyKey
-	}
-	var holder any
-	if in.Lease.Holder != "" {
-		holder = in.Lease.Holder
-	}
 	var checks []RateCheck
 	if in.Rate != nil {
 		checks = []RateCheck{*in.Rate}
@@ -52,8 +44,8 @@ func (s *Store) followUp(ctx context.Context, in NewTurn) (Turn, bool, error) {
 		Turns    int      `db:"turns"`
 	}
 	err := s.hotSelect(ctx, &rows, followUpSQL,
-		in.ExchangeID, in.UserID, in.GuestID, in.Model, key, in.Query, nullID(in.AgentID), in.AgentType,
-		nullJSON(in.AnswerMetadata), holder, in.Lease.TTL.Seconds(), rateKeys, rateEvery, rateTolerance)
+		in.ExchangeID, in.UserID, in.GuestID, in.Model, nullText(in.IdempotencyKey), in.Query, nullID(in.AgentID), in.AgentType,
+		nullJSON(in.AnswerMetadata), nullText(in.Lease.Holder), in.Lease.TTL.Seconds(), rateKeys, rateEvery, rateTolerance)
 	if ahead, refused := rateRefusal(err); refused {
 		return Turn{}, false, &RateLimitedError{Wait: rateResult(*in.Rate, false, ahead).Wait}
 	}
