@@ -73,7 +73,7 @@ const liveConversation = `CROSS JOIN LATERAL (SELECT FROM chat_exchange e LEFT J
 // Titles come from chat_exchange_owner_title_search_idx. A query with no searchable words finds
 // nothing; one that runs longer than s.SearchTimeout is stopped and answers ErrSearchTimeout.
 func (s *Store) SearchConversations(ctx context.Context, userID int64, query string, limit int) ([]ConversationHit, error) {
-	return s.conversationHits(ctx, historySearch, userID, query, 0, limit, searchRankedMatches, searchWindow)
+	return s.searchConversations(ctx, userID, query, limit, searchRankedMatches, searchWindow)
 }
 
 // searchConversations is SearchConversations ranking every match when there are at most ranked,
