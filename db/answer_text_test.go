@@ -76,3 +76,22 @@ func TestProposalWithANULCharacterIsStoredWithoutIt(t *testing.T) {
 		t.Fatalf("stored proposal %s, want its text without NUL", p.Body)
 	}
 }
+
+// Cleaning a NUL out of an answer's metadata must keep the rest of it as the upstream sent it: an
+// integer past 2^53 (a provider's id, a token count) is stored with all its digits.
+func TestMetadataCleanedOfNULKeepsLargeIntegersExact(t *testing.T) {
+	ctx := context.Background()
+	store := dbtest.Open(t)
+	_, turn := startTurn(t, store, "nul-number@example.com")
+	meta := json.RawMessage(`{"upstream_id": 9007199254740993, "message": "a\u0000b"}`)
+	if err := store.SetAnswer(ctx, turn.Assistant.ID, "done", db.StatusComplete, meta); err != nil {
+		t.Fatalf("write with NUL in metadata: %v", err)
+	}
+	m, err := store.MessageByID(ctx, turn.Exchange.ID, turn.Assistant.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(m.Metadata), "9007199254740993") || strings.Contains(string(m.Metadata), `\u0000`) {
+		t.Errorf("metadata %s, want upstream_id 9007199254740993 kept and the NUL removed", m.Metadata)
+	}
+}

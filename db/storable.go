@@ -20,13 +20,17 @@ func storable(s string) string {
 
 // storableJSON is b as jsonb accepts it: strings without the NUL character ("\u0000", which jsonb
 // refuses) and with U+FFFD for bytes that are not UTF-8. b is returned as it is when it has
-// neither; JSON that does not parse is returned unchanged, for PostgreSQL to refuse.
+// neither; numbers are kept as written; JSON that does not parse is returned unchanged, for
+// PostgreSQL to refuse.
 func storableJSON(b json.RawMessage) json.RawMessage {
 	if utf8.Valid(b) && !bytes.Contains(b, []byte(`\u0000`)) {
 		return b
 	}
+	// UseNumber keeps numbers as written: through float64 an integer past 2^53 would change.
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
 	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
+	if err := d.Decode(&v); err != nil || len(bytes.TrimSpace(b[d.InputOffset():])) > 0 {
 		return b
 	}
 	out, err := json.Marshal(storableValue(v))
