@@ -103,10 +103,7 @@ func (s *Store) BranchWindow(ctx context.Context, exchangeID int64, before, limi
 		Message
 		Versions pq.Int64Array `db:"versions"`
 	}
-	err := s.DB.SelectContext(ctx, &rows, `SELECT w.*, v.versions FROM (
-			SELECT `+messageColumns+` FROM chat_message m
-			WHERE m.exchange_id = $1 AND m.position < $2 AND m.on_branch
-			ORDER BY m.position DESC, m.id DESC LIMIT $3) w
+	err := s.DB.SelectContext(ctx, &rows, `SELECT w.*, v.versions FROM (`+exchangeWindow+`) w
 		`+versionsOf+`
 		ORDER BY w.position, w.id`, exchangeID, before, limit+1)
 	if err != nil {

@@ -255,6 +255,12 @@ func (s *Store) ExchangeMessages(ctx context.Context, exchangeID int64) ([]Messa
 	return out, notFound(err, "exchange messages")
 }
 
+// exchangeWindow is the messages on the branch on screen before position $2 of exchange $1,
+// newest first, at most $3 (ExchangeWindow, BranchWindow).
+const exchangeWindow = `SELECT ` + messageColumns + ` FROM chat_message m
+		WHERE m.exchange_id = $1 AND m.position < $2 AND m.on_branch
+		ORDER BY m.position DESC, m.id DESC LIMIT $3`
+
 // ExchangeWindow returns the last limit messages on the branch on screen before position before (0:
 // up to the end), in display order, and whether older ones exist. It reads them newest first on
 // chat_message_branch_idx and stops after limit+1, so a long conversation, branched or not, opens
@@ -264,9 +270,7 @@ func (s *Store) ExchangeWindow(ctx context.Context, exchangeID int64, before, li
 		before = math.MaxInt32
 	}
 	var out []Message
-	err := s.DB.SelectContext(ctx, &out, `SELECT `+messageColumns+` FROM chat_message m
-		WHERE m.exchange_id = $1 AND m.position < $2 AND m.on_branch
-		ORDER BY m.position DESC, m.id DESC LIMIT $3`, exchangeID, before, limit+1)
+	err := s.DB.SelectContext(ctx, &out, exchangeWindow, exchangeID, before, limit+1)
 	if err != nil {
 		return nil, false, notFound(err, "exchange window")
 	}
