@@ -51,9 +51,14 @@ const searchQuery = `(SELECT websearch_to_tsquery('english', $2))`
 // turning it into a join over all the person's conversations), so its cost follows the rows it
 // checks.
 const liveConversation = `CROSS JOIN LATERAL (SELECT FROM chat_exchange e LEFT JOIN pages p ON p.id = e.page_id
-	WHERE e.id = d.exchange_id AND e.user_id = $1 AND e.id <> $4 AND e.deleted_at IS NULL
-	  AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1))
+	WHERE e.id = d.exchange_id AND ` + listedExchange + `
 	OFFSET 0) live`
+
+// listedExchange is the condition on e (chat_exchange) LEFT JOIN p (pages ON p.id = e.page_id)
+// that liveConversation and searchBest check: a conversation of user $1 but $4, not in the trash,
+// a general chat or a chat about one of their pages not in the trash.
+const listedExchange = `e.user_id = $1 AND e.id <> $4 AND e.deleted_at IS NULL
+	  AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1))`
 
 // SearchConversations searches the titles and every message of the user's live conversations,
 // general chats and chats about their live pages, with websearch_to_tsquery('english', query): one
@@ -201,8 +206,7 @@ const searchBest = `
 			CROSS JOIN LATERAL (
 				SELECT e.title, coalesce(e.page_id, 0) AS page_id, coalesce(p.title, '') AS page_title
 				FROM chat_exchange e LEFT JOIN pages p ON p.id = e.page_id
-				WHERE e.id = f.exchange_id AND e.user_id = $1 AND e.id <> $4 AND e.deleted_at IS NULL
-				  AND (e.page_id IS NULL OR (p.deleted_at IS NULL AND p.owner_id = $1))
+				WHERE e.id = f.exchange_id AND ` + listedExchange + `
 				OFFSET 0) x
 			LIMIT $3)`
 
