@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // ConversationHit is one conversation found by the history search: its title (matches marked) and
@@ -96,7 +94,7 @@ func (s *Store) searchConversations(ctx context.Context, userID int64, query str
 // third of running it for a rare word (the search tool runs on turns that ask to find something).
 func (s *Store) conversationHits(ctx context.Context, st conversationSearch, userID int64, query string, exclude int64, limit, ranked, window int) ([]ConversationHit, error) {
 	var hits []ConversationHit
-	err := s.searching(ctx, func(ctx context.Context, q sqlx.QueryerContext) error {
+	err := s.searching(ctx, func(ctx context.Context) error {
 		if err := s.hotSelect(ctx, &hits, st.newest, userID, query, limit, exclude, ranked, window); err != nil {
 			return err
 		}

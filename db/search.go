@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // SearchHit is one full-text match in a person's workspace: a page, or a message of one of their
@@ -64,7 +62,7 @@ var searchWorkspaceHits = `
 // searchConversations searches them with ranked and window.
 func (s *Store) searchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit, ranked, window int) ([]SearchHit, error) {
 	var hits []SearchHit
-	err := s.searching(ctx, func(ctx context.Context, q sqlx.QueryerContext) error {
+	err := s.searching(ctx, func(ctx context.Context) error {
 		if err := s.hotSelect(ctx, &hits, searchWorkspaceHits, userID, query, limit, excludeExchange, ranked, window); err != nil {
 			return err
 		}

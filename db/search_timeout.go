@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"parley/fault"
@@ -23,14 +22,14 @@ var ErrSearchTimeout = &fault.Error{Code: fault.Unavailable, Field: "q",
 // cancel the running statement, so a search never holds a pooled connection for long, at no extra
 // statement (no transaction, no SET). A search stopped that way is ErrSearchTimeout; one whose
 // caller went away keeps the caller's error.
-func (s *Store) searching(ctx context.Context, fn func(ctx context.Context, q sqlx.QueryerContext) error) error {
+func (s *Store) searching(ctx context.Context, fn func(ctx context.Context) error) error {
 	timeout := s.SearchTimeout
 	if timeout <= 0 {
 		timeout = DefaultSearchTimeout
 	}
 	bounded, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err := fn(bounded, s.DB)
+	err := fn(bounded)
 	if err == nil || ctx.Err() != nil {
 		return err
 	}
