@@ -80,29 +80,24 @@ func (s *Store) SearchConversations(ctx context.Context, userID int64, query str
 }
 
 // searchConversations is SearchConversations ranking every match when there are at most ranked,
-// or when the newest window messages hold matches in fewer than limit conversations.
+// or when the newest window messages hold matches in fewer than limit conversations. Words common
+// for the person but not among their newest window messages cost a second statement
+// (historySearch.everyMatch), so the first never carries the cost of ranking every match in its
+// plan (past jit_above_cost, JIT compiling it would cost more than the search). Both run as named
+// prepared statements (hotSelect): their generic plans are the custom ones (searchQuery), and
+// planning one cost about 1 ms of PostgreSQL CPU at every call, a third of running it for a rare
+// word (the search tool runs on turns that ask to find something).
 func (s *Store) searchConversations(ctx context.Context, userID int64, query string, limit, ranked, window int) ([]ConversationHit, error) {
-	return s.conversationHits(ctx, historySearch, userID, query, 0, limit, ranked, window)
-}
-
-// conversationHits runs the conversation search st for the user's query, leaving out the
-// conversation exclude (0: none). Words common for the person but not among their newest window
-// messages cost a second statement (st.everyMatch), so the first never carries the cost of
-// ranking every match in its plan (past jit_above_cost, JIT compiling it would cost more than
-// the search). Both run as named prepared statements (hotSelect): their generic plans are the
-// custom ones (searchQuery), and planning one cost about 1 ms of PostgreSQL CPU at every call, a
-// third of running it for a rare word (the search tool runs on turns that ask to find something).
-func (s *Store) conversationHits(ctx context.Context, st conversationSearch, userID int64, query string, exclude int64, limit, ranked, window int) ([]ConversationHit, error) {
 	var hits []ConversationHit
 	err := s.searching(ctx, func(ctx context.Context) error {
-		if err := s.hotSelect(ctx, &hits, st.newest, userID, query, limit, exclude, ranked, window); err != nil {
+		if err := s.hotSelect(ctx, &hits, historySearch.newest, userID, query, limit, 0, ranked, window); err != nil {
 			return err
 		}
 		if !slices.ContainsFunc(hits, func(h ConversationHit) bool { return h.ExchangeID == 0 }) {
 			return nil
 		}
 		hits = nil
-		return s.hotSelect(ctx, &hits, st.everyMatch, userID, query, limit, exclude)
+		return s.hotSelect(ctx, &hits, historySearch.everyMatch, userID, query, limit, 0)
 	})
 	if err != nil {
 		return nil, notFound(err, "search conversations")

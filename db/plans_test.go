@@ -154,7 +154,7 @@ func TestHotChatQueriesNeverScanAChatTable(t *testing.T) {
 	if got := seqScans(t, r.take()); len(got) != 1 {
 		t.Fatalf("the plan detector missed a sequential scan: %v", got)
 	}
-	// The searches run as prepared statements (conversationHits): PostgreSQL may reuse their
+	// The searches run as prepared statements (searchConversations, searchWorkspace): PostgreSQL may reuse their
 	// generic plans, which read the indexes too and, like the custom ones, parse the words once.
 	searches := func(r *planRecorder) []planCase {
 		return []planCase{
