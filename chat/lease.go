@@ -123,17 +123,13 @@ func (g *Generator) reap() {
 	g.mu.Unlock()
 	if recovering {
 		if g.Store.Ping(ctx) != nil { // still away: the wait starts again
-			g.mu.Lock()
-			g.dbFailedAt = time.Now()
-			g.mu.Unlock()
+			g.dbFailed()
 		}
 		return
 	}
 	reaped, err := g.Store.ReapExpired(ctx, g.lease())
 	if err != nil {
-		g.mu.Lock()
-		g.dbFailedAt = time.Now()
-		g.mu.Unlock()
+		g.dbFailed()
 		if !db.Unreachable(err) {
 			g.Log.Error("reaping abandoned answers", "error", err)
 		}
@@ -145,6 +141,13 @@ func (g *Generator) reap() {
 	for _, r := range reaped {
 		g.Notifier.Publish(r.ExchangeID, r.ID)
 	}
+}
+
+// dbFailed records that this instance just failed to reach the database (see reap).
+func (g *Generator) dbFailed() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.dbFailedAt = time.Now()
 }
 
 // untilReachable calls op with ctx until it succeeds, fails for another reason than an unreachable

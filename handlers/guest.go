@@ -132,10 +132,7 @@ func (a *app) adoptGuest(c echo.Context, userID int64) error {
 // allowChatMessage takes one message from the sender's bucket: per user, or for guests per client
 // IP at the stricter guest rate (a new guest session does not get a new bucket).
 func (a *app) allowChatMessage(c echo.Context, o db.Owner) (time.Duration, bool) {
-	if o.UserID != 0 {
-		return a.limits.allowMessage(c.Request().Context(), o.UserID)
-	}
-	return a.limits.allowGuestMessage(c.Request().Context(), c.RealIP())
+	return a.limits.allowMessage(c.Request().Context(), o.UserID, c.RealIP())
 }
 
 // takeMessageSlot takes one message from the owner's bucket (allowChatMessage) before a model

@@ -110,15 +110,10 @@ func (l *limits) messageCheck(userID int64, ip string) db.RateCheck {
 	return l.guestMessages.check(hashed(ip))
 }
 
-// allowMessage takes one chat message from the user's bucket; when empty it reports how long until
-// the next one is allowed.
-func (l *limits) allowMessage(ctx context.Context, userID int64) (time.Duration, bool) {
-	return l.take(ctx, l.messageCheck(userID, ""))
-}
-
-// allowGuestMessage is allowMessage for a guest, keyed by client IP.
-func (l *limits) allowGuestMessage(ctx context.Context, ip string) (time.Duration, bool) {
-	return l.take(ctx, l.messageCheck(0, ip))
+// allowMessage takes one chat message from the sender's bucket (messageCheck: the user's, or for a
+// guest, userID 0, the client IP's); when empty it reports how long until the next one is allowed.
+func (l *limits) allowMessage(ctx context.Context, userID int64, ip string) (time.Duration, bool) {
+	return l.take(ctx, l.messageCheck(userID, ip))
 }
 
 // allowAgentPassword takes one password attempt for the agent from the client IP's bucket.

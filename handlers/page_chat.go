@@ -155,7 +155,7 @@ func (a *app) submitPageMessage(c echo.Context) error {
 	if !validKey(key) {
 		return refuse(http.StatusBadRequest, "This form is damaged (bad idempotency_key). Reload the page and send again.", 0)
 	}
-	if wait, ok := a.limits.allowMessage(ctx, u.ID); !ok {
+	if wait, ok := a.limits.allowMessage(ctx, u.ID, c.RealIP()); !ok {
 		secs := int(wait.Seconds() + 0.999)
 		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 		return refuse(http.StatusTooManyRequests, "", secs)
