@@ -3,6 +3,7 @@ package markdown
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -249,7 +250,7 @@ func (o Outline) findPath(target string) ([]int, int) {
 		if len(parents) < len(want) {
 			continue
 		}
-		if titlesEqual(parents[len(parents)-len(want):], want) {
+		if slices.EqualFunc(parents[len(parents)-len(want):], want, strings.EqualFold) {
 			closest = append(closest, i)
 		} else if inOrder(parents, want) {
 			within = append(within, i)
@@ -259,16 +260,6 @@ func (o Outline) findPath(target string) ([]int, int) {
 		return closest, level
 	}
 	return within, level
-}
-
-// titlesEqual reports whether two lists of titles are the same, ignoring case.
-func titlesEqual(a, b []string) bool {
-	for k := range b {
-		if !strings.EqualFold(a[k], b[k]) {
-			return false
-		}
-	}
-	return len(a) == len(b)
 }
 
 // inOrder reports whether want's titles occur in titles in the same order (not necessarily
