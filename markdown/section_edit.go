@@ -3,6 +3,7 @@ package markdown
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -183,7 +184,7 @@ func (o Outline) find(op, target string, allowPreamble bool) (int, error) {
 	paths := make([]string, len(matches))
 	for k, i := range matches {
 		lines[k] = o.Sections[i].Line
-		paths[k] = strings.Join(o.parentTitles(i), " > ")
+		paths[k] = strings.Join(o.Parents(i), " > ")
 	}
 	return 0, &SectionError{Op: op, Target: target, Lines: lines, Paths: paths, Err: ErrSectionAmbiguous}
 }
@@ -198,7 +199,7 @@ func (o Outline) Target(i int) string {
 	if o.names(heading, i) {
 		return heading
 	}
-	parents := o.parentTitles(i)
+	parents := o.Parents(i)
 	for k := len(parents) - 1; k >= 0; k-- {
 		path := strings.Join(parents[k:], " > ")
 		for _, last := range []string{s.Title, heading} {
@@ -217,10 +218,7 @@ func (o Outline) names(target string, i int) bool {
 }
 
 // Parents returns the titles of section i's parents, outermost first (nil for a top-level one).
-func (o Outline) Parents(i int) []string { return o.parentTitles(i) }
-
-// parentTitles returns the titles of section i's parents, outermost first.
-func (o Outline) parentTitles(i int) []string {
+func (o Outline) Parents(i int) []string {
 	var titles []string
 	level := o.Sections[i].Level
 	for j := i - 1; j >= 0 && level > 1; j-- {
@@ -248,11 +246,11 @@ func (o Outline) findPath(target string) ([]int, int) {
 		if !strings.EqualFold(s.Title, title) {
 			continue
 		}
-		parents := o.parentTitles(i)
+		parents := o.Parents(i)
 		if len(parents) < len(want) {
 			continue
 		}
-		if titlesEqual(parents[len(parents)-len(want):], want) {
+		if slices.EqualFunc(parents[len(parents)-len(want):], want, strings.EqualFold) {
 			closest = append(closest, i)
 		} else if inOrder(parents, want) {
 			within = append(within, i)
@@ -262,16 +260,6 @@ func (o Outline) findPath(target string) ([]int, int) {
 		return closest, level
 	}
 	return within, level
-}
-
-// titlesEqual reports whether two lists of titles are the same, ignoring case.
-func titlesEqual(a, b []string) bool {
-	for k := range b {
-		if !strings.EqualFold(a[k], b[k]) {
-			return false
-		}
-	}
-	return len(a) == len(b)
 }
 
 // inOrder reports whether want's titles occur in titles in the same order (not necessarily
