@@ -3,8 +3,6 @@ package markdown
 import (
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/aymanbagabas/go-udiff/lcs"
 )
 
 // Span is a run of a diff line's text: Changed is true for words the paired line does not have.
@@ -61,7 +59,7 @@ func WordDiff(old, new string) (oldSpans, newSpans []Span) {
 		return nil, nil
 	}
 	a, b := words(old), words(new)
-	diffs := diffTokens(a, b)
+	diffs := diffLines(a, b)
 	oldChanged, newChanged := make([]bool, len(a)), make([]bool, len(b))
 	shared := len(old) + len(new)
 	for _, d := range diffs {
@@ -78,26 +76,6 @@ func WordDiff(old, new string) (oldSpans, newSpans []Span) {
 		return nil, nil
 	}
 	return spans(a, oldChanged), spans(b, newChanged)
-}
-
-// diffTokens is lcs.DiffLines after setting aside the tokens both lines start and end with.
-func diffTokens(a, b []string) []lcs.Diff {
-	p := 0
-	for p < len(a) && p < len(b) && a[p] == b[p] {
-		p++
-	}
-	q := 0
-	for q < len(a)-p && q < len(b)-p && a[len(a)-1-q] == b[len(b)-1-q] {
-		q++
-	}
-	diffs := lcs.DiffLines(a[p:len(a)-q], b[p:len(b)-q])
-	for i := range diffs {
-		diffs[i].Start += p
-		diffs[i].End += p
-		diffs[i].ReplStart += p
-		diffs[i].ReplEnd += p
-	}
-	return diffs
 }
 
 // spans joins tokens into runs of equal change; white space between two changed tokens counts as
