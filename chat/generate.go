@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,7 +18,7 @@ import (
 
 // Store is what generation needs from the database.
 type Store interface {
-	TurnHistory(ctx context.Context, exchangeID, answerID int64, recent int) ([]db.Message, bool, error)
+	TurnHistory(ctx context.Context, exchangeID, answerID int64, rows, budget int) ([]db.Message, error)
 	SetAnswer(ctx context.Context, id int64, content, status string, metadata json.RawMessage) error
 	WriteAnswer(ctx context.Context, w db.AnswerWrite) ([]int64, error)
 	SearchWorkspace(ctx context.Context, userID int64, query string, excludeExchange int64, limit int) ([]db.SearchHit, error)
@@ -287,11 +286,8 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 
 	var history []db.Message
 	err := g.untilReachable(store, started.Add(g.Timeout), func(ctx context.Context) error {
-		recent, all, err := g.Store.TurnHistory(ctx, job.ExchangeID, job.AnswerID, historyRows)
-		if err == nil && !all && !g.fillsBudget(recent) { // short messages: the budget reaches further back
-			recent, _, err = g.Store.TurnHistory(ctx, job.ExchangeID, job.AnswerID, math.MaxInt32)
-		}
-		history = recent
+		var err error
+		history, err = g.Store.TurnHistory(ctx, job.ExchangeID, job.AnswerID, historyRows, g.HistoryBudget*4)
 		return err
 	})
 	if err != nil {
@@ -421,24 +417,9 @@ func (g *Generator) fail(ctx context.Context, job Job, message string, cause err
 	g.Notifier.Publish(job.ExchangeID, job.AnswerID)
 }
 
-// historyRows is how many of a conversation's latest questions and answers a turn reads first
-// (TurnHistory): enough for HistoryBudget unless they are short.
-const historyRows = 64
-
-// fillsBudget reports whether the first message and the latest ones of history (TurnHistory's)
-// hold more text than HistoryBudget, so that older ones would not be sent anyway.
-func (g *Generator) fillsBudget(history []db.Message) bool {
-	if g.HistoryBudget <= 0 {
-		return false
-	}
-	used := 0
-	for _, m := range history {
-		if m.Role == db.RoleUser || m.Role == db.RoleAssistant {
-			used += len(m.Content)
-		}
-	}
-	return used > g.HistoryBudget*4
-}
+// historyRows bounds how many of a conversation's latest questions and answers a turn reads
+// (TurnHistory), however short they are; HistoryBudget bounds their text.
+const historyRows = 1000
 
 // history turns the exchange's earlier turns into model messages: user queries and assistant
 // answers (tool items of earlier turns are left out), bounded by HistoryBudget while always keeping

@@ -2,27 +2,28 @@ package db
 
 import "context"
 
-// TurnHistory returns what a model may be sent of an exchange before its answer answerID: of the
-// questions and answers (role user or assistant; reasoning and tool items are never sent back) on
-// the branch on screen, the first and the last recent ones up to the answer (included), in display
-// order, and whether that is all of them up to the answer. It reads newest first on
-// chat_message_branch_idx and stops after recent rows, so a turn of a long conversation reads what
-// its history budget can hold, not the whole conversation.
-func (s *Store) TurnHistory(ctx context.Context, exchangeID, answerID int64, recent int) ([]Message, bool, error) {
+// TurnHistory reads what a turn may send the model, in display order: the conversation's first
+// question or answer, and its latest questions and answers on the answer's branch up to the answer
+// answerID (included), newest first, at most rows of them, ending with the one whose text brings
+// the newer ones' total past budget bytes (octet_length of the stored text; budget ≤ 0: no bound).
+// Earlier turns' tool items are never sent back, so they are not read. Only what can be sent
+// leaves the database: a conversation of long answers costs a few rows, not rows of them.
+func (s *Store) TurnHistory(ctx context.Context, exchangeID, answerID int64, rows, budget int) ([]Message, error) {
 	var out []Message
-	err := s.hotSelect(ctx, &out, `WITH ans AS (SELECT position FROM chat_message WHERE id = $2 AND exchange_id = $1)
-		(SELECT `+messageColumns+` FROM chat_message m WHERE m.exchange_id = $1 AND m.on_branch AND m.role IN ('user', 'assistant')
-			AND m.position <= (SELECT position FROM ans) ORDER BY m.position DESC, m.id DESC LIMIT $3 + 1)
-		UNION
-		(SELECT `+messageColumns+` FROM chat_message m WHERE m.exchange_id = $1 AND m.on_branch AND m.role IN ('user', 'assistant')
-			ORDER BY m.position, m.id LIMIT 1)
-		ORDER BY position, id`, exchangeID, answerID, recent)
+	err := s.hotSelect(ctx, &out, `WITH
+		ans AS (SELECT position FROM chat_message WHERE id = $2 AND exchange_id = $1),
+		latest AS (SELECT m.id, sum(octet_length(m.content)) OVER (ORDER BY m.position DESC, m.id DESC) - octet_length(m.content) AS newer
+			FROM chat_message m WHERE m.exchange_id = $1 AND m.on_branch AND m.role IN ('user', 'assistant')
+				AND m.position <= (SELECT position FROM ans)
+			ORDER BY m.position DESC, m.id DESC LIMIT $3),
+		keep AS (SELECT id FROM latest WHERE $4 <= 0 OR newer <= $4
+			UNION
+			(SELECT f.id FROM chat_message f WHERE f.exchange_id = $1 AND f.on_branch AND f.role IN ('user', 'assistant')
+				ORDER BY f.position, f.id LIMIT 1))
+		SELECT `+messageColumns+` FROM chat_message JOIN keep USING (id) ORDER BY position, id`,
+		exchangeID, answerID, rows, budget)
 	if err != nil {
-		return nil, false, notFound(err, "turn history")
+		return nil, notFound(err, "turn history")
 	}
-	// recent+1 newest rows tell whether older ones exist beyond the first; the oldest of them is dropped.
-	if len(out) <= recent+1 {
-		return out, true, nil
-	}
-	return append(out[:1], out[2:]...), false, nil
+	return out, nil
 }
