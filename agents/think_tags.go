@@ -228,8 +228,13 @@ func (c *codeSpans) settle() {
 }
 
 // SplitReasoning separates inline <think> reasoning from a whole answer text by the same rules
-// as a stream (see thinkTags): answers stored before Parley read the tags still hold them.
+// as a stream (see thinkTags): answers stored before Parley read the tags still hold them. A text
+// with neither tag is all answer, found without walking it byte by byte (every turn splits each
+// earlier answer it sends).
 func SplitReasoning(text string) (answer, reasoning string) {
+	if !strings.Contains(text, "think>") {
+		return text, ""
+	}
 	var t thinkTags
 	for _, p := range append(t.feed(text), t.flush()...) {
 		switch p.kind {

@@ -37,6 +37,8 @@ func TestThinkTagsSplitTheSameWhereverTheDeltasCut(t *testing.T) {
 		{"no tags", "just an answer", "just an answer", ""},
 		{"whitespace only", "  ", "  ", ""},
 		{"a tag's start at the end", "a <thin", "a <thin", ""},
+		{"a closing tag's start at the end", " plan </think", " plan </think", ""},
+		{"whitespace and no tag", "\n\n  answer\n", "\n\n  answer\n", ""},
 		{"tags in a code span", "Close with `</think>` and open with `<think>`.", "Close with `</think>` and open with `<think>`.", ""},
 		{"tags in a fence", "```html\n<think>x</think>\n```\nafter", "```html\n<think>x</think>\n```\nafter", ""},
 		{"closing tag only, after reasoning with code", "```go\nx := 1\n```\nso x</think>answer", "answer", "```go\nx := 1\n```\nso x"},
