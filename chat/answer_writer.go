@@ -296,7 +296,8 @@ func (w *answerWriter) flush(mode flushMode, status string, meta json.RawMessage
 	}
 	w.mu.Unlock()
 	if showEnd {
-		w.g.live.signalEnd(w.job.ExchangeID) // streams here show the end now, the database gets it next
+		// Streams here show the end now, and the database gets it once they have (endSendWait).
+		w.g.live.signalEnd(w.job.ExchangeID).wait()
 	}
 
 	var ids []int64

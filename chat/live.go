@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"parley/db"
@@ -39,6 +40,8 @@ func (la LiveAnswer) Final() bool { return la.Status != "" && la.Status != db.St
 type LiveWatch struct {
 	ready, ended chan struct{}
 	close        func()
+	// end is the answer's end this watch was signalled and has not reported sent (EndSent).
+	end atomic.Pointer[endSending]
 }
 
 // Ready is signalled when the live answer changed since the last signal.
@@ -48,8 +51,54 @@ func (w *LiveWatch) Ready() <-chan struct{} { return w.ready }
 // reader that waits out a coalescing window without reading Ready still shows the end at once.
 func (w *LiveWatch) Ended() <-chan struct{} { return w.ended }
 
-// Close stops the watch.
-func (w *LiveWatch) Close() { w.close() }
+// EndSent reports that the watch's reader has sent the live answer's end it was signalled
+// (Ended), or will not send it: the answer's final write, which waits for the streams here to show
+// the end first (at most endSendWait), need not wait for this one. It does nothing when no end is
+// outstanding, so calling it again is harmless.
+func (w *LiveWatch) EndSent() {
+	if e := w.end.Swap(nil); e != nil {
+		e.done()
+	}
+}
+
+// Close stops the watch (reporting any end outstanding as sent).
+func (w *LiveWatch) Close() {
+	w.close()
+	w.EndSent()
+}
+
+// endSendWait bounds how long an answer's final write waits for this instance's streams to send
+// its end from memory. The end a person waits for goes out first, without the write's work (in
+// Parley and in PostgreSQL, which indexes the text for search) competing for the CPU; a stream
+// whose client reads slowly delays the write by no more than this.
+const endSendWait = 10 * time.Millisecond
+
+// endSending counts the watches that have an answer's end to send; sent is closed when the last
+// one reports (LiveWatch.EndSent).
+type endSending struct {
+	left atomic.Int32
+	sent chan struct{}
+}
+
+func (e *endSending) done() {
+	if e.left.Add(-1) == 0 {
+		close(e.sent)
+	}
+}
+
+// wait waits until every watch signalled has sent the end, at most endSendWait. e may be nil
+// (no watch was signalled).
+func (e *endSending) wait() {
+	if e == nil {
+		return
+	}
+	timer := time.NewTimer(endSendWait)
+	defer timer.Stop()
+	select {
+	case <-e.sent:
+	case <-timer.C:
+	}
+}
 
 func (w *LiveWatch) signal() {
 	select {
@@ -99,17 +148,28 @@ func (r *liveRegistry) signal(exchangeID int64) {
 	}
 }
 
-// signalEnd signals the watches of exchangeID that its live answer has ended (LiveWatch.Ended).
-func (r *liveRegistry) signalEnd(exchangeID int64) {
+// signalEnd signals the watches of exchangeID that its live answer has ended (LiveWatch.Ended),
+// and returns what counts their reports of having sent it (nil for no watch).
+func (r *liveRegistry) signalEnd(exchangeID int64) *endSending {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for w := range r.watches[exchangeID] {
+	watches := r.watches[exchangeID]
+	if len(watches) == 0 {
+		return nil
+	}
+	e := &endSending{sent: make(chan struct{})}
+	e.left.Store(int32(len(watches)))
+	for w := range watches {
+		if earlier := w.end.Swap(e); earlier != nil {
+			earlier.done() // an earlier answer's end it never reported: this one supersedes it
+		}
 		w.signal()
 		select {
 		case w.ended <- struct{}{}:
 		default:
 		}
 	}
+	return e
 }
 
 // WatchLive starts watching the live answer of exchangeID on this instance until the watch is closed.

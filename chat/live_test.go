@@ -79,3 +79,43 @@ func TestDeltasAfterEveryLiveReadSignalTheWatch(t *testing.T) {
 		}
 	}
 }
+
+// An answer's final write waits until every stream here has sent the end it was signalled (a
+// stream that closes counts as done), and never longer than endSendWait for one that does not.
+func TestAnAnswersFinalWriteWaitsForTheStreamsHereToSendItsEnd(t *testing.T) {
+	g := &Generator{}
+	const exchange = 5
+	waited := func(e *endSending) time.Duration {
+		start := time.Now()
+		e.wait()
+		return time.Since(start)
+	}
+	if d := waited(g.live.signalEnd(exchange)); d > time.Millisecond {
+		t.Fatalf("with no stream the write waited %s", d)
+	}
+
+	sends, closes := g.WatchLive(exchange), g.WatchLive(exchange)
+	e := g.live.signalEnd(exchange)
+	for _, w := range []*LiveWatch{sends, closes} {
+		select {
+		case <-w.Ended():
+		default:
+			t.Fatal("a watch was not told the answer ended")
+		}
+	}
+	go func() {
+		time.Sleep(2 * time.Millisecond)
+		sends.EndSent()
+		sends.EndSent() // reporting twice is harmless
+		closes.Close()
+	}()
+	if d := waited(e); d < 2*time.Millisecond || d >= endSendWait {
+		t.Fatalf("the write waited %s for two streams that were done after 2ms", d)
+	}
+
+	e = g.live.signalEnd(exchange) // sends never reports this one
+	if d := waited(e); d < endSendWait || d > endSendWait+time.Second {
+		t.Fatalf("the write waited %s for a stream that never sent the end, want %s", d, endSendWait)
+	}
+	sends.Close()
+}

@@ -138,6 +138,9 @@ func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id
 		if liveDirty {
 			la, isLive = a.generator.Live(id)
 			if !isLive || la.Version == sentLive {
+				if isLive && la.Final() {
+					live.EndSent() // this stream has sent it already
+				}
 				liveDirty, isLive = false, false
 			}
 		}
@@ -183,6 +186,9 @@ func (a *app) followStream(ctx context.Context, s *sseWriter, c echo.Context, id
 		}
 		if err := a.sendChanges(ctx, s, id, ids, msgs, shown, agents, endedLive(isLive, la)); err != nil {
 			return
+		}
+		if endedLive(isLive, la) != 0 {
+			live.EndSent()
 		}
 		for _, m := range msgs {
 			if slices.Contains(ids, m.ID) {
