@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -38,9 +39,11 @@ func relayDeltas() []string {
 	return deltas
 }
 
-// serveRelayUpstream serves the fake upstream on a free local port, prints its URL, then one
-// timing line per reply (handlerstest.FormatRelayTiming), until stdin closes. The environment
-// variable's value is the gap between deltas ("0" for none).
+// serveRelayUpstream serves the fake upstream on a free local port and prints its URL; then, for
+// every line read on stdin, it prints the next reply's timing line (handlerstest.FormatRelayTiming),
+// waiting for that reply to finish, until stdin closes. Timings are printed when asked, after the
+// benchmark has its measurement, so formatting, sending and parsing them never competes with the
+// relay being timed. The environment variable's value is the gap between deltas ("0" for none).
 func serveRelayUpstream() {
 	gap, err := time.ParseDuration(os.Getenv(relayUpstreamEnv))
 	if err != nil {
@@ -50,15 +53,28 @@ func serveRelayUpstream() {
 	if err != nil {
 		panic(err)
 	}
-	out := bufio.NewWriter(os.Stdout)
+	type reply struct {
+		started, finished int64
+		sent              []int64
+	}
+	replies := make(chan reply, 1024)
 	up := &handlerstest.RelayUpstream{Deltas: relayDeltas(), Gap: gap, OnDone: func(started, finished int64, sent []int64) {
-		out.WriteString(handlerstest.FormatRelayTiming(started, finished, sent))
-		out.WriteByte('\n')
-		out.Flush()
+		replies <- reply{started, finished, slices.Clone(sent)}
 	}}
 	fmt.Printf("http://%s\n", ln.Addr())
 	go func() { _ = http.Serve(ln, up) }()
-	_, _ = io.Copy(io.Discard, os.Stdin)
+	asks := bufio.NewScanner(os.Stdin)
+	out := bufio.NewWriter(os.Stdout)
+	for asks.Scan() {
+		select {
+		case r := <-replies:
+			out.WriteString(handlerstest.FormatRelayTiming(r.started, r.finished, r.sent))
+		case <-time.After(10 * time.Second):
+			out.WriteString("no reply") // not a timing: the benchmark fails saying so
+		}
+		out.WriteByte('\n')
+		out.Flush()
+	}
 }
 
 // relayTiming is one reply's timing as the upstream process saw it.
@@ -68,8 +84,9 @@ type relayTiming struct {
 }
 
 // startRelayUpstream runs the fake upstream in its own process, as a real one would be, so its
-// work does not share Parley's Go scheduler; it returns its URL and its replies' timings.
-func startRelayUpstream(b *testing.B, gap time.Duration) (string, <-chan relayTiming) {
+// work does not share Parley's Go scheduler; it returns its URL and a function that returns the
+// next reply's timing, waiting for it.
+func startRelayUpstream(b *testing.B, gap time.Duration) (string, func() relayTiming) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), relayUpstreamEnv+"="+gap.String())
 	stdin, _ := cmd.StdinPipe()
@@ -84,16 +101,24 @@ func startRelayUpstream(b *testing.B, gap time.Duration) (string, <-chan relayTi
 		b.Fatal("the upstream process printed no URL")
 	}
 	url := lines.Text()
-	timings := make(chan relayTiming, 64)
-	go func() {
-		for lines.Scan() {
-			if s, f, sent, err := handlerstest.ParseRelayTiming(lines.Text()); err == nil {
-				timings <- relayTiming{s, f, sent}
-			}
+	next := func() relayTiming {
+		if _, err := io.WriteString(stdin, "next\n"); err != nil {
+			b.Fatal(err)
 		}
-	}()
-	return url, timings
+		if !lines.Scan() {
+			b.Fatal("the upstream process reported no timing")
+		}
+		s, f, sent, err := handlerstest.ParseRelayTiming(lines.Text())
+		if err != nil {
+			b.Fatalf("the upstream process reported no timing for the reply: %v", err)
+		}
+		return relayTiming{s, f, sent}
+	}
+	return url, next
 }
+
+// messageElementID matches a message element's id attribute (views.MessageElementID).
+var messageElementID = regexp.MustCompile(`id="message-[0-9]+"`)
 
 // deltasShown finds the highest delta number "w<n>" in an answer's partial (the text is
 // re-rendered whole, so the last one says how far it got), or -1.
@@ -133,7 +158,7 @@ func BenchmarkRelay(b *testing.B) {
 }
 
 func benchmarkRelay(b *testing.B, gap time.Duration) {
-	upstreamURL, timings := startRelayUpstream(b, gap)
+	upstreamURL, nextTiming := startRelayUpstream(b, gap)
 	app := handlerstest.Start(b, handlerstest.WithUpstream(&handlerstest.Upstream{URL: upstreamURL}),
 		func(c *config.Config) { c.MessagesPerMinute = 1_000_000 })
 	c := app.Client(b)
@@ -142,7 +167,7 @@ func benchmarkRelay(b *testing.B, gap time.Duration) {
 	var exchangeID int64
 	fmt.Sscanf(first.Header.Get("HX-Push-Url"), "/sessions/%d/chat", &exchangeID)
 	waitIdle(b, app, exchangeID)
-	<-timings // the warm-up reply
+	nextTiming() // the warm-up reply
 
 	stream := &http.Client{Jar: c.Jar} // no timeout: the stream stays open for the whole run
 	res, err := stream.Get(app.URL + fmt.Sprintf("/sessions/%d/events", exchangeID))
@@ -164,12 +189,13 @@ func benchmarkRelay(b *testing.B, gap time.Duration) {
 		b.StopTimer()
 		waitIdle(b, app, exchangeID)
 		b.StartTimer()
-		htmxPost(c, fmt.Sprintf("/sessions/%d/messages", exchangeID), url.Values{"query": {"go"}, "idempotency_key": {fmt.Sprintf("k%d", i)}})
-		var answerID int64
-		if err := app.Store.DB.Get(&answerID, `SELECT max(id) FROM chat_message WHERE role = 'assistant'`); err != nil {
-			b.Fatal(err)
+		sent := htmxPost(c, fmt.Sprintf("/sessions/%d/messages", exchangeID), url.Values{"query": {"go"}, "idempotency_key": {fmt.Sprintf("k%d", i)}})
+		// The reply inserts the turn's messages, the pending answer last: its id is the marker.
+		ids := messageElementID.FindAllString(sent.Body, -1)
+		if len(ids) == 0 {
+			b.Fatalf("the reply to a message shows no answer: %d %.300s", sent.Status, sent.Body)
 		}
-		marker := fmt.Sprintf(`id="message-%d"`, answerID)
+		marker := ids[len(ids)-1]
 		var sawText time.Time
 		var progress []seen
 		for ev := range events {
@@ -189,12 +215,8 @@ func benchmarkRelay(b *testing.B, gap time.Duration) {
 			if !strings.Contains(el[:min(len(el), 300)], `data-status="complete"`) {
 				continue
 			}
-			var up relayTiming
-			select {
-			case up = <-timings:
-			case <-time.After(10 * time.Second):
-				b.Fatal("the upstream process reported no timing")
-			}
+			b.StopTimer()
+			up := nextTiming()
 			upstreamTotal += up.finished.Sub(up.started)
 			parleyTotal += ev.at.Sub(up.started)
 			firstText = append(firstText, sawText.Sub(up.sent[0]))
@@ -207,7 +229,6 @@ func benchmarkRelay(b *testing.B, gap time.Duration) {
 			break
 		}
 	}
-	b.StopTimer()
 	n := float64(b.N)
 	b.ReportMetric(float64(upstreamTotal.Microseconds())/1000/n, "upstream-ms")
 	b.ReportMetric(float64(parleyTotal.Microseconds())/1000/n, "parley-ms")
