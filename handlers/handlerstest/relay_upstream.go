@@ -13,8 +13,9 @@ import (
 // RelayUpstream is a fake OpenAI-compatible server built to be timed: every call streams the same
 // Deltas as pre-rendered chat.completion.chunk events, each written and flushed on its own, as
 // fast as the connection takes them (Gap 0) or one every Gap, scheduled from the reply's start so
-// pacing never drifts. It does no per-delta allocation, JSON or timer in the fast case, so it is
-// as quick as a local model server can be. After each reply it calls OnDone with when the reply
+// pacing never drifts: a Gap under a millisecond is waited out by spinning on the clock (a sleep
+// that short oversleeps), a longer one by sleeping. It does no per-delta allocation, JSON or timer
+// below a millisecond, so it is as quick as a local model server can be. After each reply it calls OnDone with when the reply
 // started and finished and when each delta was written (Unix nanoseconds, one per delta; the slice
 // is reused by the next reply).
 type RelayUpstream struct {
@@ -56,8 +57,12 @@ func (u *RelayUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(u.head)
 	flusher.Flush()
 	for i, c := range u.chunks {
-		if u.Gap > 0 {
-			time.Sleep(time.Until(started.Add(time.Duration(i+1) * u.Gap)))
+		switch due := started.Add(time.Duration(i+1) * u.Gap); {
+		case u.Gap >= time.Millisecond:
+			time.Sleep(time.Until(due))
+		case u.Gap > 0:
+			for time.Now().Before(due) {
+			}
 		}
 		if _, err := w.Write(c); err != nil {
 			return
