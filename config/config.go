@@ -75,6 +75,10 @@ type Config struct {
 	// AnthropicThinkingBudget is the tokens of extended thinking Claude may spend on an answer of
 	// an agent whose reasoning capability is on (at least 1024, Anthropic's minimum).
 	AnthropicThinkingBudget int `env:"PARLEY_ANTHROPIC_THINKING_BUDGET" envDefault:"2048"`
+	// HistoryTokens bounds the earlier questions and answers a turn sends the model, in estimated
+	// tokens (4 bytes of text each); the first question and the current one always go. 0 sends
+	// them all (up to 1,000 messages). Raise it for models with long context windows.
+	HistoryTokens int `env:"PARLEY_HISTORY_TOKENS" envDefault:"6000"`
 	// UpstreamFirstByteTimeout is how long a model may take, from the request, to send the first
 	// byte of its answer (a local server may be loading the model) before the answer fails.
 	UpstreamFirstByteTimeout time.Duration `env:"PARLEY_UPSTREAM_FIRST_BYTE_TIMEOUT" envDefault:"60s"`
@@ -185,6 +189,9 @@ func (c Config) Validate() error {
 	}
 	if c.AnthropicThinkingBudget != 0 && c.AnthropicThinkingBudget < 1024 { // 0: the provider's default
 		return errors.New("PARLEY_ANTHROPIC_THINKING_BUDGET must be at least 1024 tokens (Anthropic's minimum)")
+	}
+	if c.HistoryTokens < 0 {
+		return errors.New("PARLEY_HISTORY_TOKENS must be 0 (no bound) or more")
 	}
 	if c.LeaseTimeout != 0 && c.LeaseTimeout < time.Second {
 		return errors.New("PARLEY_LEASE_TIMEOUT must be at least 1s")

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 
+	"parley/config"
 	"parley/db"
+	"parley/handlers/handlerstest"
 )
 
 // A conversation longer than a turn's first read of its history, whose messages are short (so
@@ -37,5 +40,54 @@ func TestLongConversationOfShortMessagesIsAnswered(t *testing.T) {
 	htmxPost(c, fmt.Sprintf("/sessions/%d/messages", exchangeID), url.Values{"query": {"and now?"}, "idempotency_key": {"k61"}})
 	if m := waitAnswer(t, app, exchangeID); m.Status != db.StatusComplete || m.Content == "" {
 		t.Fatalf("the answer after 122 messages: %s %q %s", m.Status, m.Content, m.Metadata)
+	}
+}
+
+// PARLEY_HISTORY_TOKENS bounds the earlier turns a turn sends the model: the first question, the
+// newest answers that fit and the current question go; 0 sends the whole conversation.
+func TestHistoryTokensBoundWhatTheModelIsSent(t *testing.T) {
+	for _, c := range []struct {
+		tokens, want int // want: the messages the model gets after the system prompt
+	}{
+		{tokens: 1000, want: 8}, // 4,000 bytes: q0, q7 a7 q8 a8 q9 a9 (1,000 bytes each answer), the query
+		{tokens: 0, want: 21},   // all 10 turns, and the query
+	} {
+		t.Run(fmt.Sprint(c.tokens), func(t *testing.T) {
+			ctx := context.Background()
+			up := handlerstest.FakeOpenAI(t, func(int64) handlerstest.Reply { return handlerstest.Reply{Deltas: []string{"ok"}} })
+			app, client := signedIn(t, handlerstest.WithUpstream(up), func(cfg *config.Config) { cfg.HistoryTokens = c.tokens })
+			first := htmxPost(client, "/chat/messages", url.Values{"query": {"q0"}, "idempotency_key": {"k0"}})
+			exchangeID := exchangeFromPush(t, first)
+			waitAnswer(t, app, exchangeID)
+			var userID int64
+			if err := app.Store.DB.Get(&userID, `SELECT user_id FROM chat_exchange WHERE id = $1`, exchangeID); err != nil {
+				t.Fatal(err)
+			}
+			for i := 1; i < 10; i++ {
+				turn, err := app.Store.StartTurn(ctx, db.NewTurn{UserID: userID, ExchangeID: exchangeID, Query: fmt.Sprintf("q%d", i)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				answer := strings.Repeat("a", 1000) // 250 tokens each
+				if _, err := app.Store.WriteAnswer(ctx, db.AnswerWrite{ID: turn.Assistant.ID, Content: answer, Status: db.StatusComplete}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			htmxPost(client, fmt.Sprintf("/sessions/%d/messages", exchangeID), url.Values{"query": {"and now?"}, "idempotency_key": {"k10"}})
+			if m := waitAnswer(t, app, exchangeID); m.Status != db.StatusComplete {
+				t.Fatalf("answer %s", m.Status)
+			}
+			msgs, _ := up.LastRequest()["messages"].([]any)
+			var roles []string
+			for _, m := range msgs {
+				if role := m.(map[string]any)["role"]; role != "system" {
+					roles = append(roles, fmt.Sprint(role))
+				}
+			}
+			last, _ := msgs[len(msgs)-1].(map[string]any)
+			if len(roles) != c.want || last["content"] != "and now?" {
+				t.Fatalf("the model got %d messages (%v), ending with %v; want %d ending with the query", len(roles), roles, last["content"], c.want)
+			}
+		})
 	}
 }

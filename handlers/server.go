@@ -114,7 +114,7 @@ func New(ctx context.Context, d Deps) (*Server, error) {
 		streams:  newStreamCaps(d.Config.MaxStreams, d.Config.MaxStreamsPerPerson),
 		generator: &chat.Generator{
 			Store: d.Store, Provider: provider, Notifier: notifier, Log: d.Logger,
-			Timeout: d.Config.AnswerTimeout, FlushEvery: durableEvery, HistoryBudget: 6000,
+			Timeout: d.Config.AnswerTimeout, FlushEvery: durableEvery, HistoryBudget: d.Config.HistoryTokens,
 			ImproveTitles: d.Config.ImproveTitles && provider.Name() != agents.ProviderOffline,
 			Instance:      instance, Lease: d.Config.LeaseTimeout,
 		},
