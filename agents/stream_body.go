@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -26,6 +27,11 @@ type streamReader struct {
 	whole func(body []byte) bool
 }
 
+// bodyReaders holds the 64 KiB buffers answers are read through, one per answer being read: a
+// fast local model's thousands of small chunks then cost one read call per 64 KiB, and an answer
+// does not allocate (and zero) a buffer of its own.
+var bodyReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 // maxWholeBody bounds a non-stream answer body read into memory.
 const maxWholeBody = 1 << 20
 
@@ -37,7 +43,9 @@ const maxWholeBody = 1 << 20
 // rearms r.idle, the provider's silence watchdog.
 func (r streamReader) read(ctx context.Context, a *assembler, resp *http.Response) (Result, error) {
 	idle := r.idle
-	body := bufio.NewReaderSize(idle.reader(resp.Body), 64<<10)
+	body := bodyReaders.Get().(*bufio.Reader)
+	body.Reset(idle.reader(resp.Body))
+	defer func() { body.Reset(nil); bodyReaders.Put(body) }() // nothing read keeps a slice of it
 	switch kind := bodyKind(resp.Header.Get("Content-Type"), body); kind {
 	case "event-stream":
 	case "json":

@@ -225,7 +225,7 @@ func benchmarkRelay(b *testing.B, gap time.Duration) {
 			firstText = append(firstText, sawText.Sub(up.sent[0]))
 			next := 0 // the first delta not seen yet
 			for _, p := range progress {
-				for ; next <= p.n && next < len(up.sent); next++ {
+				for ; gap > 0 && next <= p.n && next < len(up.sent); next++ { // reported when paced
 					deltaLatency = append(deltaLatency, p.at.Sub(up.sent[next]))
 				}
 			}
