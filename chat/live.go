@@ -53,7 +53,8 @@ func (w *LiveWatch) Ended() <-chan struct{} { return w.ended }
 
 // EndSent reports that the watch's reader has sent the live answer's end it was signalled
 // (Ended), or will not send it: the answer's final write, which waits for the streams here to show
-// the end first (at most endSendWait), need not wait for this one. It does nothing when no end is
+// the end first (at most endSendWait), need not wait for this one. A reader that shows the end
+// only once it is stored reports as soon as it is signalled. It does nothing when no end is
 // outstanding, so calling it again is harmless.
 func (w *LiveWatch) EndSent() {
 	if e := w.end.Swap(nil); e != nil {

@@ -112,6 +112,9 @@ func (a *app) apiChatStream(c echo.Context) error {
 				stored = true
 			case <-live.Ready():
 				stored = false
+			case <-live.Ended():
+				live.EndSent() // this stream reads the end from the database: the final write need not wait for it
+				continue
 			}
 			if d := streamCoalesce - time.Since(last); d > 0 {
 				select {
