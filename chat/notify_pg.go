@@ -35,8 +35,9 @@ type notice struct{ exchangeID, messageID int64 }
 // PostgreSQL), and is sent to the other instances by NOTIFY on NoticeChannel: pending notices are
 // batched (deduplicated, several "exchange:message" pairs per payload, one statement per batch) by
 // one sender goroutine, so Publish never blocks. A pq.Listener (on its own connection, which must
-// not go through a transaction-pooling proxy) receives the others' notices; after it reconnects,
-// every subscription is told to resync, since notices sent meanwhile are lost.
+// not go through a transaction-pooling proxy) receives the others' notices; once it first listens,
+// and after it reconnects, every subscription is told to resync, since notices sent before are
+// lost.
 //
 // Payload: "<instance id> <exchange>:<message> <exchange>:<message> …" (ids only).
 type PostgresNotifier struct {
@@ -108,7 +109,11 @@ func (n *PostgresNotifier) listen() {
 	go func() {
 		if err := n.listener.Listen(NoticeChannel); err != nil { // blocks until connected
 			n.log.Error("listening for change notices", "error", err)
+			return
 		}
+		// Notices sent before this instance listened are lost: a stream that subscribed meanwhile
+		// (an instance serves while its listener connects) reads its state again.
+		n.local.Resync()
 	}()
 	ping := time.NewTicker(5 * time.Second) // a silent connection that died is noticed and replaced
 	defer ping.Stop()
