@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -21,7 +24,8 @@ import (
 // SDK's decoder does not accept a lone CR as a line end and ends at an in-stream error without
 // the finish reason that came with it. Reasoning is read from the delta's "reasoning_content"
 // (DeepSeek, older vLLM) or else "reasoning" (OpenRouter, Ollama, newer vLLM), fields the SDK's
-// types do not declare, and from <think> tags inside the content (think_tags.go). Tool calls are
+// types do not declare, from the thinking parts of a content sent as an array of parts (Mistral),
+// and from <think> tags inside the content (think_tags.go). Tool calls are
 // assembled as toolCallOf says; a server that ignores "stream": true is read as one chunk.
 type OpenAI struct {
 	client   openai.Client
@@ -98,7 +102,7 @@ func (p *OpenAI) chunk(a *assembler, ev sseEvent, echo *chunkEcho) error {
 	if !echo.decode(ev.Data, &c) { // not the common text shape: encoding/json decides
 		var err error
 		if c, err = unmarshalChunk(ev.Data); err != nil {
-			a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent an event that is not valid JSON.", Err: err})
+			a.fail(unreadableChunk(err))
 			return nil
 		}
 	}
@@ -122,6 +126,17 @@ func (p *OpenAI) chunk(a *assembler, ev sseEvent, echo *chunkEcho) error {
 		a.fail(streamError(ev.Data, p.key))
 	}
 	return nil
+}
+
+// unreadableChunk explains a chunk encoding/json could not read: not JSON at all, or a field of a
+// type no server is known to send (naming the field, so the person can report it).
+func unreadableChunk(err error) *UpstreamError {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return &UpstreamError{Kind: KindUpstreamError, Err: err,
+			Message: fmt.Sprintf("The model provider sent a chunk Parley cannot read: its field %q holds a JSON %s.", typeErr.Field, typeErr.Value)}
+	}
+	return &UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent an event that is not valid JSON.", Err: err}
 }
 
 // unmarshalChunk decodes a chunk with encoding/json (whose target escapes to the heap, so it is
@@ -262,13 +277,89 @@ func (u wireUsage) usage() Usage {
 	return Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 }
 
-// chunkDelta is one choice's delta in a chunkWire.
+// chunkDelta is one choice's delta in a chunkWire. Content is a string (or null) on most servers;
+// Mistral's reasoning models (Magistral) send an array of content parts instead, which
+// UnmarshalJSON reads: their text parts become Content and their thinking parts partReasoning.
 type chunkDelta struct {
 	Content          wireText        `json:"content"`
 	Refusal          wireText        `json:"refusal"`
 	ReasoningContent wireText        `json:"reasoning_content"`
 	Reasoning        wireText        `json:"reasoning"`
 	ToolCalls        []chunkToolCall `json:"tool_calls"`
+	partReasoning    wireText        // the thinking parts of an array content
+}
+
+// UnmarshalJSON reads a delta (or a whole answer's message) whose content is a string, null, one
+// content part or an array of them. A part is {"type":"text","text":…} or
+// {"type":"thinking","thinking":… a string or an array of text parts}; parts of other types
+// (references, images) carry no text and are skipped. Any other content is a *json.UnmarshalTypeError.
+func (d *chunkDelta) UnmarshalJSON(b []byte) error {
+	type fields chunkDelta // the same fields without this method
+	var doc struct {
+		fields
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	*d = chunkDelta(doc.fields)
+	content := bytes.TrimSpace(doc.Content)
+	if len(content) == 0 {
+		return nil
+	}
+	switch content[0] {
+	case '"', 'n':
+		return json.Unmarshal(content, &d.Content)
+	case '{':
+		content = append(append([]byte("["), content...), ']')
+	case '[':
+	default:
+		value := "number"
+		if content[0] == 't' || content[0] == 'f' {
+			value = "boolean"
+		}
+		return &json.UnmarshalTypeError{Value: value, Type: reflect.TypeFor[wireText](), Field: "content"}
+	}
+	var parts []contentPart
+	if err := json.Unmarshal(content, &parts); err != nil {
+		return err
+	}
+	var text, reasoning []byte
+	for _, part := range parts {
+		switch part.Type {
+		case "text":
+			text = append(text, part.Text...)
+		case "thinking":
+			reasoning = append(reasoning, part.thinking()...)
+		}
+	}
+	d.Content, d.partReasoning = wireText(text), wireText(reasoning)
+	return nil
+}
+
+// contentPart is one element of an array content (see chunkDelta.UnmarshalJSON). Thinking is
+// Mistral's: an array of text parts, or a string.
+type contentPart struct {
+	Type     string          `json:"type"`
+	Text     wireText        `json:"text"`
+	Thinking json.RawMessage `json:"thinking"`
+}
+
+// thinking is a thinking part's text; "" when it holds none.
+func (p contentPart) thinking() wireText {
+	var s wireText
+	if json.Unmarshal(p.Thinking, &s) == nil {
+		return s
+	}
+	var parts []contentPart
+	_ = json.Unmarshal(p.Thinking, &parts)
+	var out []byte
+	for _, part := range parts {
+		if part.Type == "text" {
+			out = append(out, part.Text...)
+		}
+	}
+	return wireText(out)
 }
 
 // chunkToolCall is one tool_calls fragment. Index is nil when the server sent none (Gemini).
@@ -286,10 +377,13 @@ type chunkToolCall struct {
 // reasoning is the delta's reasoning fragment. Servers that send both fields repeat the same text
 // in them, so only the first present one counts.
 func (d chunkDelta) reasoning() wireText {
-	if d.ReasoningContent != "" {
+	switch {
+	case d.ReasoningContent != "":
 		return d.ReasoningContent
+	case d.Reasoning != "":
+		return d.Reasoning
 	}
-	return d.Reasoning
+	return d.partReasoning
 }
 
 // params translates a Request into the SDK's request body. Usage is requested with
