@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -33,6 +35,7 @@ type OpenAI struct {
 	key      string
 	official bool // api.openai.com: caps the answer with max_completion_tokens, not max_tokens
 	idle     silenceLimits
+	baseHint string // what to check when nothing answers at the base URL (see openAIBaseHint)
 }
 
 // DefaultOpenAIBaseURL is used when Config.BaseURL is empty.
@@ -52,7 +55,22 @@ func newOpenAI(cfg Config, baseURL *url.URL) *OpenAI {
 		key:      cfg.APIKey,
 		official: baseURL.Host == "api.openai.com",
 		idle:     idleLimit(cfg),
+		baseHint: openAIBaseHint(baseURL),
 	}
+}
+
+// openAIBaseHint says how to fix a base URL at which nothing answers POST …/chat/completions,
+// from the mistakes people make: the whole endpoint URL, Ollama's native API (/api), no /v1.
+func openAIBaseHint(base *url.URL) string {
+	path := strings.TrimSuffix(base.Path, "/")
+	const example = " (e.g. http://localhost:11434/v1 for Ollama)"
+	switch {
+	case strings.HasSuffix(path, "/chat/completions"):
+		return "Set PARLEY_OPENAI_BASE_URL without /chat/completions, which Parley adds" + example + "."
+	case slices.Contains(strings.Split(path, "/"), "api"):
+		return "Ollama's native API (/api) is not OpenAI-compatible: set PARLEY_OPENAI_BASE_URL to its /v1 endpoint" + example + "."
+	}
+	return "Check PARLEY_OPENAI_BASE_URL: Parley adds /chat/completions to it, and most servers serve that under /v1" + example + "."
 }
 
 // Name returns "openai".
@@ -73,7 +91,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp),
 		option.WithMiddleware(retryWithin(time.Now().Add(p.idle.FirstByte))))
 	defer stream.Close() // closes the body we read below
-	if !a.opened(ctx, stream.Err(), resp, p.key) {
+	if !a.opened(ctx, stream.Err(), resp, p.key, p.baseHint) {
 		return a.result()
 	}
 	var echo chunkEcho // the stream's chunks share an envelope
