@@ -423,7 +423,9 @@ const historyRows = 1000
 
 // history turns the exchange's earlier turns into model messages: user queries and assistant
 // answers (tool items of earlier turns are left out), bounded by HistoryBudget while always keeping
-// the first message and the current query.
+// the first message and the current query. Questions and answers alternate, as strict chat
+// templates require (see alternate): a question whose answer has no text is merged into the next
+// one, and so is the first question into a kept one when the answers between did not fit.
 func (g *Generator) history(messages []db.Message, answerID int64) []agents.Message {
 	var out []agents.Message
 	for _, m := range messages {
@@ -440,6 +442,7 @@ func (g *Generator) history(messages []db.Message, answerID int64) []agents.Mess
 			}
 		}
 	}
+	out = alternate(out)
 	budget := g.HistoryBudget * 4
 	if budget <= 0 || len(out) <= 2 {
 		return out
@@ -450,7 +453,24 @@ func (g *Generator) history(messages []db.Message, answerID int64) []agents.Mess
 		keepFrom--
 		used += len(out[keepFrom].Content)
 	}
-	return append([]agents.Message{out[0]}, out[keepFrom:]...)
+	// A kept question right after the first one (the answers between did not fit) joins it.
+	return alternate(append([]agents.Message{out[0]}, out[keepFrom:]...))
+}
+
+// alternate merges each run of messages of one role into one, their texts joined by a blank line.
+// Strict chat templates (Mistral's and Gemma's, served by vLLM, llama.cpp or TGI) refuse a
+// conversation whose roles do not alternate ("Conversation roles must alternate
+// user/assistant/user/assistant/..."), which would fail every later turn of the conversation.
+func alternate(msgs []agents.Message) []agents.Message {
+	out := msgs[:0:0]
+	for _, m := range msgs {
+		if n := len(out); n > 0 && out[n-1].Role == m.Role {
+			out[n-1].Content += "\n\n" + m.Content
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // route lets a router hand the turn to a specialist (recorded on the answer and published), and
