@@ -222,8 +222,10 @@ func (p *OpenAI) completion(a *assembler, body []byte) bool {
 // toolCallOf finds the call a tool_calls fragment belongs to, the way servers really send them,
 // or begins a new one. A fragment joins the call its id names; else the latest call at its index;
 // else, when it has no index (Gemini), the latest call. It begins another call when it brings an
-// id different from that call's (some Ollama versions send every call at index 0), or a name with
-// arguments after that call's arguments are already whole JSON.
+// id different from that call's with a name or after that call's arguments are whole JSON (some
+// Ollama versions send every call at index 0; a fragment with a new id and neither continues the
+// call, as gateways that stamp each fragment with a fresh id send them), or a name with arguments
+// after that call's arguments are already whole JSON.
 func toolCallOf(a *assembler, tc chunkToolCall) (*callState, error) {
 	id, name := tc.ID, tc.Function.Name
 	wire := -1
@@ -232,7 +234,9 @@ func toolCallOf(a *assembler, tc chunkToolCall) (*callState, error) {
 	}
 	c := matchCall(a.calls, wire, id)
 	if c != nil {
-		differentID := id != "" && c.call.ID != "" && c.call.ID != id
+		// A different id begins another call only when the fragment names its function or the
+		// call so far is whole: some gateways give every fragment of one call an id of its own.
+		differentID := id != "" && c.call.ID != "" && c.call.ID != id && (name != "" || json.Valid([]byte(c.args.String())))
 		// A name repeated on a fragment without arguments is not a new call.
 		restarts := id == "" && name != "" && tc.Function.Arguments != "" && c.call.Name != "" && c.args.Len() > 0 && json.Valid([]byte(c.args.String()))
 		if !differentID && !restarts {
@@ -386,10 +390,31 @@ type chunkToolCall struct {
 	Index    *int   `json:"index"`
 	ID       string `json:"id"`
 	Function struct {
-		Name      string   `json:"name"`
-		Arguments wireText `json:"arguments"`
+		Name      string        `json:"name"`
+		Arguments wireArguments `json:"arguments"`
 	} `json:"function"`
 	ExtraContent json.RawMessage `json:"extra_content"`
+}
+
+// wireArguments is a tool call's arguments fragment: a JSON string as the API defines it (read as
+// wireText), or, from servers that send the arguments as the object itself (as Ollama's native
+// API does), that object's JSON text.
+type wireArguments string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (a *wireArguments) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && (b[0] == '{' || b[0] == '[') {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, b); err != nil {
+			return err
+		}
+		*a = wireArguments(compact.String())
+		return nil
+	}
+	var t wireText
+	err := t.UnmarshalJSON(b)
+	*a = wireArguments(t)
+	return err
 }
 
 // reasoning is the delta's reasoning fragment. Servers that send both fields repeat the same text
