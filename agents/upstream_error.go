@@ -25,6 +25,7 @@ const (
 	KindContentFilter    ErrorKind = "content_filter"    // the upstream's content filter stopped the answer
 	KindRefusal          ErrorKind = "refusal"           // the model declined to answer (OpenAI's refusal, Anthropic's stop_reason refusal)
 	KindTokenLimit       ErrorKind = "token_limit"       // the token limit came before any answer text (often spent on reasoning)
+	KindEmptyAnswer      ErrorKind = "empty_answer"      // the model finished without any answer text or tool call (set by the chat engine, which sees every round)
 	KindNotEventStream   ErrorKind = "not_event_stream"  // the upstream answered 2xx with something other than an event stream (an HTML page, plain JSON, text)
 	KindTimeout          ErrorKind = "timeout"           // a deadline passed, or the upstream went silent too long
 	KindCanceled         ErrorKind = "canceled"          // ctx was canceled, or the emit callback stopped the stream

@@ -317,12 +317,14 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 	var result agents.Result
 	var found []agents.SearchResult // what search_workspace calls found, for suggestion cards
 	searched := false
+	answered := false // some round wrote answer text or called a tool
 	for round := 0; ; round++ {
 		w.startRound()
 		result, err = g.Provider.Stream(ctx, req, w.emit)
 		// A truncated answer's calls may be cut short: they are not run.
 		more := err == nil && !result.Truncated && len(result.ToolCalls) > 0 && round < maxToolRounds-1
 		w.endRound()
+		answered = answered || strings.TrimSpace(result.Content) != "" || len(result.ToolCalls) > 0
 		if result.Usage != nil {
 			usage.PromptTokens += result.Usage.PromptTokens
 			usage.CompletionTokens += result.Usage.CompletionTokens
@@ -374,6 +376,9 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 			meta["confidence"] = "medium"
 		}
 	}
+	if err == nil && !answered && job.page.proposalMeta() == nil {
+		err = emptyAnswer(result)
+	}
 	status := db.StatusComplete
 	if err != nil {
 		status, meta["error"] = failure(ctx, err)
@@ -383,6 +388,17 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 	if status == db.StatusComplete {
 		g.maybeImproveTitle(job, history, result.Content)
 	}
+}
+
+// emptyAnswer is why a complete stream with no answer text and no tool call is stored failed, not
+// as a blank answer: a reasoning model that stopped after its reasoning (Qwen3, R1 distills under
+// Ollama), a filter that ends the stream with "stop", a server that sends only its end marker.
+func emptyAnswer(result agents.Result) error {
+	msg := "The model finished without writing any answer. Try again, or rephrase your message."
+	if strings.TrimSpace(result.Reasoning) != "" {
+		msg = "The model finished its reasoning without writing an answer. Try again, or ask it to answer directly."
+	}
+	return &agents.UpstreamError{Kind: agents.KindEmptyAnswer, Code: result.FinishReason, Message: msg}
 }
 
 // failure maps a stream error to the stored status and a readable reason.
