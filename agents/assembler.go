@@ -249,7 +249,7 @@ func (a *assembler) result() (Result, error) {
 		_ = a.think("\uFFFD")
 	}
 	_ = a.pieces(a.tags.flush())
-	truncated := a.finish == "length" || a.finish == "max_tokens"
+	truncated := cutShort(a.finish)
 	if a.stopped == nil && a.err == nil {
 		a.classify(truncated)
 	}
@@ -291,6 +291,18 @@ func (a *assembler) result() (Result, error) {
 		return res, nil
 	}
 	return res, res.Err
+}
+
+// cutShort reports whether a finish reason says the model stopped at a limit, not at its answer's
+// end: "length" (OpenAI-compatible), "max_tokens" (Anthropic; "MAX_TOKENS" from gateways that pass
+// Gemini's reason through) and "model_context_window_exceeded" (Anthropic, when the context window
+// filled before max_tokens).
+func cutShort(finish string) bool {
+	switch strings.ToLower(finish) {
+	case "length", "max_tokens", "model_context_window_exceeded":
+		return true
+	}
+	return false
 }
 
 // classify records a failure for a stream that ended without an error event but not well.
