@@ -23,6 +23,7 @@ type assembler struct {
 	stopped   error          // emit's error, which ends the stream
 	ended     bool           // the upstream's end marker arrived ([DONE], message_stop)
 	tags      thinkTags      // inline <think> reasoning inside the answer text
+	harmony   harmonyText    // gpt-oss's harmony markers, rewritten into <think> tags
 	refusal   strings.Builder
 	thinking  []ThinkingBlock // Anthropic's signed blocks, in order
 	// Bytes of a UTF-8 sequence that a fragment cut short, held for the next fragment. JSON
@@ -55,10 +56,10 @@ func (a *assembler) send(ev Event) error {
 	return nil
 }
 
-// text appends an answer fragment, less any inline <think> reasoning in it, which goes to the
-// reasoning; "" adds nothing and emits nothing.
+// text appends an answer fragment, less any inline <think> reasoning (or harmony analysis) in it,
+// which goes to the reasoning; "" adds nothing and emits nothing.
 func (a *assembler) text(s string) error {
-	s = wholeRunes(&a.textCarry, s)
+	s = a.harmony.feed(wholeRunes(&a.textCarry, s))
 	if s == "" {
 		return nil
 	}
@@ -247,6 +248,9 @@ func (a *assembler) result() (Result, error) {
 	if len(a.thinkCarry) > 0 {
 		a.thinkCarry = nil
 		_ = a.think("\uFFFD")
+	}
+	if held := a.harmony.flush(); held != "" {
+		_ = a.pieces(a.tags.feed(held))
 	}
 	_ = a.pieces(a.tags.flush())
 	truncated := cutShort(a.finish)
