@@ -438,7 +438,7 @@ func (p *OpenAI) params(req Request) openai.ChatCompletionNewParams {
 	}
 	params := openai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(model),
-		Messages:      openAIMessages(req),
+		Messages:      openAIMessages(req, !p.official),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
 	if req.MaxTokens > 0 {
@@ -460,8 +460,10 @@ func (p *OpenAI) params(req Request) openai.ChatCompletionNewParams {
 }
 
 // openAIMessages lays out the conversation: System first, then Messages in order. Messages with a
-// role other than system, user, assistant or tool are skipped.
-func openAIMessages(req Request) []openai.ChatCompletionMessageParamUnion {
+// role other than system, user, assistant or tool are skipped. With reasoning, an assistant
+// message that made tool calls carries its Reasoning as reasoning_content, the field DeepSeek,
+// Kimi and llama.cpp read back (OpenAI's own API streams no reasoning text, and is not sent it).
+func openAIMessages(req Request, reasoning bool) []openai.ChatCompletionMessageParamUnion {
 	var out []openai.ChatCompletionMessageParamUnion
 	if req.System != "" {
 		out = append(out, openai.SystemMessage(req.System))
@@ -478,6 +480,9 @@ func openAIMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 			var am openai.ChatCompletionAssistantMessageParam
 			if m.Content != "" || len(m.ToolCalls) == 0 {
 				am.Content.OfString = openai.String(m.Content)
+			}
+			if reasoning && m.Reasoning != "" && len(m.ToolCalls) > 0 {
+				am.SetExtraFields(map[string]any{"reasoning_content": m.Reasoning})
 			}
 			for _, tc := range m.ToolCalls {
 				call := &openai.ChatCompletionMessageFunctionToolCallParam{

@@ -334,7 +334,7 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 			break
 		}
 		req.Messages = append(req.Messages, agents.Message{Role: agents.RoleAssistant, Content: result.Content,
-			ToolCalls: sentBack(result.ToolCalls), Thinking: result.Thinking})
+			ToolCalls: sentBack(result.ToolCalls), Thinking: result.Thinking, Reasoning: result.Reasoning})
 		for _, call := range result.ToolCalls {
 			output, results := g.callTool(ctx, job, w, call)
 			found = append(found, results...)
