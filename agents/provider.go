@@ -152,8 +152,8 @@ type Request struct {
 // How the stream ended: Complete is true when the upstream said the answer ended (a finish reason,
 // or the stream's own end marker: [DONE], message_stop) and no error came; then Err is nil.
 // Truncated is true, with Complete, when the model stopped at its token limit (finish reason
-// "length", "max_tokens" or Anthropic's "model_context_window_exceeded"): the text is whole so far but cut, and its tool calls are not to be
-// run. Otherwise Err is an *UpstreamError saying why (see ErrorKind) and Content keeps the partial
+// "length", "max_tokens" or Anthropic's "model_context_window_exceeded"): the text is whole so far
+// but cut, and its tool calls are not to be run. Otherwise Err is an *UpstreamError saying why (see ErrorKind) and Content keeps the partial
 // text, so a cut answer is stored as failed, never as finished.
 type Result struct {
 	Content      string
