@@ -76,7 +76,7 @@ func (p *Anthropic) Stream(ctx context.Context, req Request, emit func(Event) er
 	stream := p.client.Messages.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp),
 		option.WithMiddleware(retryWithin(time.Now().Add(p.idle.FirstByte))))
 	defer stream.Close()
-	if !a.opened(ctx, stream.Err(), resp, p.key) {
+	if !a.opened(ctx, stream.Err(), resp, p.key, "Check PARLEY_ANTHROPIC_BASE_URL: Parley adds /v1/messages to it (e.g. "+DefaultAnthropicBaseURL+").") {
 		return a.result()
 	}
 	blocks := anthropicBlocks{}

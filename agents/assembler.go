@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -22,6 +23,7 @@ type assembler struct {
 	stopped   error          // emit's error, which ends the stream
 	ended     bool           // the upstream's end marker arrived ([DONE], message_stop)
 	tags      thinkTags      // inline <think> reasoning inside the answer text
+	harmony   harmonyText    // gpt-oss's harmony markers, rewritten into <think> tags
 	refusal   strings.Builder
 	thinking  []ThinkingBlock // Anthropic's signed blocks, in order
 	// Bytes of a UTF-8 sequence that a fragment cut short, held for the next fragment. JSON
@@ -54,10 +56,10 @@ func (a *assembler) send(ev Event) error {
 	return nil
 }
 
-// text appends an answer fragment, less any inline <think> reasoning in it, which goes to the
-// reasoning; "" adds nothing and emits nothing.
+// text appends an answer fragment, less any inline <think> reasoning (or harmony analysis) in it,
+// which goes to the reasoning; "" adds nothing and emits nothing.
 func (a *assembler) text(s string) error {
-	s = wholeRunes(&a.textCarry, s)
+	s = a.harmony.feed(wholeRunes(&a.textCarry, s))
 	if s == "" {
 		return nil
 	}
@@ -110,25 +112,61 @@ func (a *assembler) refuse(s string) {
 }
 
 // wholeRunes prefixes s with the bytes carried from the last fragment and returns the longest
-// prefix that ends on a whole UTF-8 sequence, carrying the rest (at most 3 bytes). Bytes that can
-// never form a character become U+FFFD.
+// prefix that ends on a whole UTF-8 sequence, carrying the rest (at most 3 bytes): a character's
+// bytes cut short, or a high surrogate that wireText kept because its low half may start the next
+// fragment. Bytes that can never form a character become U+FFFD.
 func wholeRunes(carry *[]byte, s string) string {
 	if len(*carry) == 0 && utf8.ValidString(s) {
 		return s
 	}
-	b := append(*carry, s...)
+	b := joinSurrogates(append(*carry, s...))
 	cut := len(b)
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
-				cut = i
+	if n := len(b); n >= 3 && isHighSurrogate(b[n-3:]) {
+		cut = n - 3
+	} else {
+		for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(b[i]) {
+				if !utf8.FullRune(b[i:]) {
+					cut = i
+				}
+				break
 			}
-			break
 		}
 	}
 	*carry = append([]byte(nil), b[cut:]...)
 	return strings.ToValidUTF8(string(b[:cut]), "\uFFFD")
 }
+
+// validText is s as valid UTF-8: surrogate halves joined, anything else that is not UTF-8 U+FFFD.
+// Every text a Result holds passes through it or wholeRunes, because PostgreSQL refuses to store
+// bytes that are not UTF-8.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(string(joinSurrogates([]byte(s))), "\uFFFD")
+}
+
+// joinSurrogates replaces each WTF-8 high surrogate followed by a low one (see wireText) with the
+// UTF-8 of the character the pair encodes, in place.
+func joinSurrogates(b []byte) []byte {
+	out := b[:0]
+	for i := 0; i < len(b); {
+		if i+6 <= len(b) && isHighSurrogate(b[i:i+3]) && isLowSurrogate(b[i+3:i+6]) {
+			hi := rune(b[i+1]&0x0F)<<6 | rune(b[i+2]&0x3F) | 0xD800
+			lo := rune(b[i+4]&0x0F)<<6 | rune(b[i+5]&0x3F) | 0xDC00
+			out = utf8.AppendRune(out, utf16.DecodeRune(hi, lo))
+			i += 6
+			continue
+		}
+		out = append(out, b[i])
+		i++
+	}
+	return out
+}
+
+func isHighSurrogate(b []byte) bool { return b[0] == 0xED && b[1]&0xF0 == 0xA0 && b[2]&0xC0 == 0x80 }
+func isLowSurrogate(b []byte) bool  { return b[0] == 0xED && b[1]&0xF0 == 0xB0 && b[2]&0xC0 == 0x80 }
 
 // openCall begins a tool call (its Index is its place in arrival order) and emits its start. wire
 // is the index the upstream gave it, -1 for none.
@@ -165,7 +203,7 @@ func argumentsOf(c *callState) string {
 	if c.args.Len() == 0 {
 		return "{}"
 	}
-	return c.args.String()
+	return validText(c.args.String())
 }
 
 // setUsage replaces the usage so far (upstreams send cumulative counts).
@@ -211,8 +249,11 @@ func (a *assembler) result() (Result, error) {
 		a.thinkCarry = nil
 		_ = a.think("\uFFFD")
 	}
+	if held := a.harmony.flush(); held != "" {
+		_ = a.pieces(a.tags.feed(held))
+	}
 	_ = a.pieces(a.tags.flush())
-	truncated := a.finish == "length" || a.finish == "max_tokens"
+	truncated := cutShort(a.finish)
 	if a.stopped == nil && a.err == nil {
 		a.classify(truncated)
 	}
@@ -236,7 +277,7 @@ func (a *assembler) result() (Result, error) {
 	}
 	for _, c := range a.calls {
 		call := c.call
-		call.Arguments = c.args.String()
+		call.Arguments = validText(c.args.String())
 		if c.ended {
 			call.Arguments = argumentsOf(c)
 		}
@@ -256,13 +297,25 @@ func (a *assembler) result() (Result, error) {
 	return res, res.Err
 }
 
+// cutShort reports whether a finish reason says the model stopped at a limit, not at its answer's
+// end: "length" (OpenAI-compatible), "max_tokens" (Anthropic; "MAX_TOKENS" from gateways that pass
+// Gemini's reason through) and "model_context_window_exceeded" (Anthropic, when the context window
+// filled before max_tokens).
+func cutShort(finish string) bool {
+	switch strings.ToLower(finish) {
+	case "length", "max_tokens", "model_context_window_exceeded":
+		return true
+	}
+	return false
+}
+
 // classify records a failure for a stream that ended without an error event but not well.
 func (a *assembler) classify(truncated bool) {
 	switch {
 	case a.finish == "content_filter":
 		a.fail(&UpstreamError{Kind: KindContentFilter, Code: a.finish, Message: "The model provider's content filter stopped this answer."})
 	case a.refusal.Len() > 0:
-		a.fail(&UpstreamError{Kind: KindRefusal, Code: "refusal", Message: "The model declined to answer: " + clip(strings.TrimSpace(a.refusal.String()), 500)})
+		a.fail(&UpstreamError{Kind: KindRefusal, Code: "refusal", Message: "The model declined to answer: " + clip(strings.TrimSpace(validText(a.refusal.String())), 500)})
 	case a.finish == "refusal":
 		a.fail(&UpstreamError{Kind: KindRefusal, Code: a.finish, Message: "The model declined to answer."})
 	case a.finish == "" && !a.ended:

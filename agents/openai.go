@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -21,7 +26,8 @@ import (
 // SDK's decoder does not accept a lone CR as a line end and ends at an in-stream error without
 // the finish reason that came with it. Reasoning is read from the delta's "reasoning_content"
 // (DeepSeek, older vLLM) or else "reasoning" (OpenRouter, Ollama, newer vLLM), fields the SDK's
-// types do not declare, and from <think> tags inside the content (think_tags.go). Tool calls are
+// types do not declare, from the thinking parts of a content sent as an array of parts (Mistral),
+// and from <think> tags inside the content (think_tags.go). Tool calls are
 // assembled as toolCallOf says; a server that ignores "stream": true is read as one chunk.
 type OpenAI struct {
 	client   openai.Client
@@ -29,6 +35,7 @@ type OpenAI struct {
 	key      string
 	official bool // api.openai.com: caps the answer with max_completion_tokens, not max_tokens
 	idle     silenceLimits
+	baseHint string // what to check when nothing answers at the base URL (see openAIBaseHint)
 }
 
 // DefaultOpenAIBaseURL is used when Config.BaseURL is empty.
@@ -48,7 +55,22 @@ func newOpenAI(cfg Config, baseURL *url.URL) *OpenAI {
 		key:      cfg.APIKey,
 		official: baseURL.Host == "api.openai.com",
 		idle:     idleLimit(cfg),
+		baseHint: openAIBaseHint(baseURL),
 	}
+}
+
+// openAIBaseHint says how to fix a base URL at which nothing answers POST …/chat/completions,
+// from the mistakes people make: the whole endpoint URL, Ollama's native API (/api), no /v1.
+func openAIBaseHint(base *url.URL) string {
+	path := strings.TrimSuffix(base.Path, "/")
+	const example = " (e.g. http://localhost:11434/v1 for Ollama)"
+	switch {
+	case strings.HasSuffix(path, "/chat/completions"):
+		return "Set PARLEY_OPENAI_BASE_URL without /chat/completions, which Parley adds" + example + "."
+	case slices.Contains(strings.Split(path, "/"), "api"):
+		return "Ollama's native API (/api) is not OpenAI-compatible: set PARLEY_OPENAI_BASE_URL to its /v1 endpoint" + example + "."
+	}
+	return "Check PARLEY_OPENAI_BASE_URL: Parley adds /chat/completions to it, and most servers serve that under /v1" + example + "."
 }
 
 // Name returns "openai".
@@ -69,7 +91,7 @@ func (p *OpenAI) Stream(ctx context.Context, req Request, emit func(Event) error
 	stream := p.client.Chat.Completions.NewStreaming(ctx, p.params(req), option.WithResponseInto(&resp),
 		option.WithMiddleware(retryWithin(time.Now().Add(p.idle.FirstByte))))
 	defer stream.Close() // closes the body we read below
-	if !a.opened(ctx, stream.Err(), resp, p.key) {
+	if !a.opened(ctx, stream.Err(), resp, p.key, p.baseHint) {
 		return a.result()
 	}
 	var echo chunkEcho // the stream's chunks share an envelope
@@ -98,7 +120,7 @@ func (p *OpenAI) chunk(a *assembler, ev sseEvent, echo *chunkEcho) error {
 	if !echo.decode(ev.Data, &c) { // not the common text shape: encoding/json decides
 		var err error
 		if c, err = unmarshalChunk(ev.Data); err != nil {
-			a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent an event that is not valid JSON.", Err: err})
+			a.fail(unreadableChunk(err))
 			return nil
 		}
 	}
@@ -122,6 +144,17 @@ func (p *OpenAI) chunk(a *assembler, ev sseEvent, echo *chunkEcho) error {
 		a.fail(streamError(ev.Data, p.key))
 	}
 	return nil
+}
+
+// unreadableChunk explains a chunk encoding/json could not read: not JSON at all, or a field of a
+// type no server is known to send (naming the field, so the person can report it).
+func unreadableChunk(err error) *UpstreamError {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return &UpstreamError{Kind: KindUpstreamError, Err: err,
+			Message: fmt.Sprintf("The model provider sent a chunk Parley cannot read: its field %q holds a JSON %s.", typeErr.Field, typeErr.Value)}
+	}
+	return &UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent an event that is not valid JSON.", Err: err}
 }
 
 // unmarshalChunk decodes a chunk with encoding/json (whose target escapes to the heap, so it is
@@ -189,8 +222,10 @@ func (p *OpenAI) completion(a *assembler, body []byte) bool {
 // toolCallOf finds the call a tool_calls fragment belongs to, the way servers really send them,
 // or begins a new one. A fragment joins the call its id names; else the latest call at its index;
 // else, when it has no index (Gemini), the latest call. It begins another call when it brings an
-// id different from that call's (some Ollama versions send every call at index 0), or a name with
-// arguments after that call's arguments are already whole JSON.
+// id different from that call's with a name or after that call's arguments are whole JSON (some
+// Ollama versions send every call at index 0; a fragment with a new id and neither continues the
+// call, as gateways that stamp each fragment with a fresh id send them), or a name with arguments
+// after that call's arguments are already whole JSON.
 func toolCallOf(a *assembler, tc chunkToolCall) (*callState, error) {
 	id, name := tc.ID, tc.Function.Name
 	wire := -1
@@ -199,7 +234,9 @@ func toolCallOf(a *assembler, tc chunkToolCall) (*callState, error) {
 	}
 	c := matchCall(a.calls, wire, id)
 	if c != nil {
-		differentID := id != "" && c.call.ID != "" && c.call.ID != id
+		// A different id begins another call only when the fragment names its function or the
+		// call so far is whole: some gateways give every fragment of one call an id of its own.
+		differentID := id != "" && c.call.ID != "" && c.call.ID != id && (name != "" || json.Valid([]byte(c.args.String())))
 		// A name repeated on a fragment without arguments is not a new call.
 		restarts := id == "" && name != "" && tc.Function.Arguments != "" && c.call.Name != "" && c.args.Len() > 0 && json.Valid([]byte(c.args.String()))
 		if !differentID && !restarts {
@@ -262,13 +299,89 @@ func (u wireUsage) usage() Usage {
 	return Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 }
 
-// chunkDelta is one choice's delta in a chunkWire.
+// chunkDelta is one choice's delta in a chunkWire. Content is a string (or null) on most servers;
+// Mistral's reasoning models (Magistral) send an array of content parts instead, which
+// UnmarshalJSON reads: their text parts become Content and their thinking parts partReasoning.
 type chunkDelta struct {
 	Content          wireText        `json:"content"`
 	Refusal          wireText        `json:"refusal"`
 	ReasoningContent wireText        `json:"reasoning_content"`
 	Reasoning        wireText        `json:"reasoning"`
 	ToolCalls        []chunkToolCall `json:"tool_calls"`
+	partReasoning    wireText        // the thinking parts of an array content
+}
+
+// UnmarshalJSON reads a delta (or a whole answer's message) whose content is a string, null, one
+// content part or an array of them. A part is {"type":"text","text":…} or
+// {"type":"thinking","thinking":… a string or an array of text parts}; parts of other types
+// (references, images) carry no text and are skipped. Any other content is a *json.UnmarshalTypeError.
+func (d *chunkDelta) UnmarshalJSON(b []byte) error {
+	type fields chunkDelta // the same fields without this method
+	var doc struct {
+		fields
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	*d = chunkDelta(doc.fields)
+	content := bytes.TrimSpace(doc.Content)
+	if len(content) == 0 {
+		return nil
+	}
+	switch content[0] {
+	case '"', 'n':
+		return json.Unmarshal(content, &d.Content)
+	case '{':
+		content = append(append([]byte("["), content...), ']')
+	case '[':
+	default:
+		value := "number"
+		if content[0] == 't' || content[0] == 'f' {
+			value = "boolean"
+		}
+		return &json.UnmarshalTypeError{Value: value, Type: reflect.TypeFor[wireText](), Field: "content"}
+	}
+	var parts []contentPart
+	if err := json.Unmarshal(content, &parts); err != nil {
+		return err
+	}
+	var text, reasoning []byte
+	for _, part := range parts {
+		switch part.Type {
+		case "text":
+			text = append(text, part.Text...)
+		case "thinking":
+			reasoning = append(reasoning, part.thinking()...)
+		}
+	}
+	d.Content, d.partReasoning = wireText(text), wireText(reasoning)
+	return nil
+}
+
+// contentPart is one element of an array content (see chunkDelta.UnmarshalJSON). Thinking is
+// Mistral's: an array of text parts, or a string.
+type contentPart struct {
+	Type     string          `json:"type"`
+	Text     wireText        `json:"text"`
+	Thinking json.RawMessage `json:"thinking"`
+}
+
+// thinking is a thinking part's text; "" when it holds none.
+func (p contentPart) thinking() wireText {
+	var s wireText
+	if json.Unmarshal(p.Thinking, &s) == nil {
+		return s
+	}
+	var parts []contentPart
+	_ = json.Unmarshal(p.Thinking, &parts)
+	var out []byte
+	for _, part := range parts {
+		if part.Type == "text" {
+			out = append(out, part.Text...)
+		}
+	}
+	return wireText(out)
 }
 
 // chunkToolCall is one tool_calls fragment. Index is nil when the server sent none (Gemini).
@@ -277,19 +390,43 @@ type chunkToolCall struct {
 	Index    *int   `json:"index"`
 	ID       string `json:"id"`
 	Function struct {
-		Name      string   `json:"name"`
-		Arguments wireText `json:"arguments"`
+		Name      string        `json:"name"`
+		Arguments wireArguments `json:"arguments"`
 	} `json:"function"`
 	ExtraContent json.RawMessage `json:"extra_content"`
+}
+
+// wireArguments is a tool call's arguments fragment: a JSON string as the API defines it (read as
+// wireText), or, from servers that send the arguments as the object itself (as Ollama's native
+// API does), that object's JSON text.
+type wireArguments string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (a *wireArguments) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && (b[0] == '{' || b[0] == '[') {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, b); err != nil {
+			return err
+		}
+		*a = wireArguments(compact.String())
+		return nil
+	}
+	var t wireText
+	err := t.UnmarshalJSON(b)
+	*a = wireArguments(t)
+	return err
 }
 
 // reasoning is the delta's reasoning fragment. Servers that send both fields repeat the same text
 // in them, so only the first present one counts.
 func (d chunkDelta) reasoning() wireText {
-	if d.ReasoningContent != "" {
+	switch {
+	case d.ReasoningContent != "":
 		return d.ReasoningContent
+	case d.Reasoning != "":
+		return d.Reasoning
 	}
-	return d.Reasoning
+	return d.partReasoning
 }
 
 // params translates a Request into the SDK's request body. Usage is requested with
@@ -301,7 +438,7 @@ func (p *OpenAI) params(req Request) openai.ChatCompletionNewParams {
 	}
 	params := openai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(model),
-		Messages:      openAIMessages(req),
+		Messages:      openAIMessages(req, !p.official),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
 	}
 	if req.MaxTokens > 0 {
@@ -323,8 +460,10 @@ func (p *OpenAI) params(req Request) openai.ChatCompletionNewParams {
 }
 
 // openAIMessages lays out the conversation: System first, then Messages in order. Messages with a
-// role other than system, user, assistant or tool are skipped.
-func openAIMessages(req Request) []openai.ChatCompletionMessageParamUnion {
+// role other than system, user, assistant or tool are skipped. With reasoning, an assistant
+// message that made tool calls carries its Reasoning as reasoning_content, the field DeepSeek,
+// Kimi and llama.cpp read back (OpenAI's own API streams no reasoning text, and is not sent it).
+func openAIMessages(req Request, reasoning bool) []openai.ChatCompletionMessageParamUnion {
 	var out []openai.ChatCompletionMessageParamUnion
 	if req.System != "" {
 		out = append(out, openai.SystemMessage(req.System))
@@ -341,6 +480,9 @@ func openAIMessages(req Request) []openai.ChatCompletionMessageParamUnion {
 			var am openai.ChatCompletionAssistantMessageParam
 			if m.Content != "" || len(m.ToolCalls) == 0 {
 				am.Content.OfString = openai.String(m.Content)
+			}
+			if reasoning && m.Reasoning != "" && len(m.ToolCalls) > 0 {
+				am.SetExtraFields(map[string]any{"reasoning_content": m.Reasoning})
 			}
 			for _, tc := range m.ToolCalls {
 				call := &openai.ChatCompletionMessageFunctionToolCallParam{

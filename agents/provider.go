@@ -114,14 +114,18 @@ const (
 
 // Message is one item of the conversation sent to a model. Role is RoleSystem, RoleUser,
 // RoleAssistant or RoleTool. An assistant message may carry the ToolCalls it made, and the
-// Thinking blocks that came before them (Anthropic requires them back within a tool-use turn); a
-// tool message carries the result (usually JSON) in Content and the call it answers in ToolCallID.
+// reasoning that came before them: Thinking, Anthropic's signed blocks, and Reasoning, the text an
+// OpenAI-compatible server streamed as reasoning, which goes back as the message's
+// reasoning_content (DeepSeek's thinking mode answers 400 without it once a turn calls tools); both
+// only within the tool round that made them. A tool message carries the result (usually JSON) in
+// Content and the call it answers in ToolCallID.
 type Message struct {
 	Role       string
 	Content    string
 	ToolCalls  []ToolCall
 	ToolCallID string
 	Thinking   []ThinkingBlock
+	Reasoning  string
 }
 
 // Request is one model call. Model overrides the provider's configured model when not empty.
@@ -148,8 +152,8 @@ type Request struct {
 // How the stream ended: Complete is true when the upstream said the answer ended (a finish reason,
 // or the stream's own end marker: [DONE], message_stop) and no error came; then Err is nil.
 // Truncated is true, with Complete, when the model stopped at its token limit (finish reason
-// "length" or "max_tokens"): the text is whole so far but cut, and its tool calls are not to be
-// run. Otherwise Err is an *UpstreamError saying why (see ErrorKind) and Content keeps the partial
+// "length", "max_tokens" or Anthropic's "model_context_window_exceeded"): the text is whole so far
+// but cut, and its tool calls are not to be run. Otherwise Err is an *UpstreamError saying why (see ErrorKind) and Content keeps the partial
 // text, so a cut answer is stored as failed, never as finished.
 type Result struct {
 	Content      string

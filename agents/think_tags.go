@@ -232,6 +232,10 @@ func (c *codeSpans) settle() {
 // with neither tag is all answer, found without walking it byte by byte (every turn splits each
 // earlier answer it sends).
 func SplitReasoning(text string) (answer, reasoning string) {
+	if strings.Contains(text, "<|channel|>") { // gpt-oss's harmony markers (harmonyText)
+		var h harmonyText
+		text = h.feed(text) + h.flush()
+	}
 	if !strings.Contains(text, "think>") {
 		return text, ""
 	}

@@ -25,6 +25,7 @@ const (
 	KindContentFilter    ErrorKind = "content_filter"    // the upstream's content filter stopped the answer
 	KindRefusal          ErrorKind = "refusal"           // the model declined to answer (OpenAI's refusal, Anthropic's stop_reason refusal)
 	KindTokenLimit       ErrorKind = "token_limit"       // the token limit came before any answer text (often spent on reasoning)
+	KindEmptyAnswer      ErrorKind = "empty_answer"      // the model finished without any answer text or tool call (set by the chat engine, which sees every round)
 	KindNotEventStream   ErrorKind = "not_event_stream"  // the upstream answered 2xx with something other than an event stream (an HTML page, plain JSON, text)
 	KindTimeout          ErrorKind = "timeout"           // a deadline passed, or the upstream went silent too long
 	KindCanceled         ErrorKind = "canceled"          // ctx was canceled, or the emit callback stopped the stream
@@ -83,8 +84,9 @@ func stoppedError(ctx context.Context, cause error) *UpstreamError {
 // requestError explains a failure to get a streaming response at all: the request could not be
 // sent, or the upstream answered with an HTTP error. resp is the last response the SDK saw (nil
 // when none came); both SDKs leave an error response's body readable. key is redacted from
-// everything shown.
-func requestError(ctx context.Context, err error, resp *http.Response, key string) *UpstreamError {
+// everything shown. baseHint is the provider's advice on its base URL, given with a 404 or 405
+// that brought no JSON error of the server's own (see missingEndpoint).
+func requestError(ctx context.Context, err error, resp *http.Response, key, baseHint string) *UpstreamError {
 	if ctx.Err() != nil {
 		return stoppedError(ctx, err)
 	}
@@ -101,11 +103,16 @@ func requestError(ctx context.Context, err error, resp *http.Response, key strin
 				message = "an HTML page titled " + strconv.Quote(clip(redact(title, key), 200))
 			}
 		}
+		text := fmt.Sprintf("The model provider answered HTTP %d: %s", resp.StatusCode, clip(message, 500))
+		if missingEndpoint(resp, body) {
+			text = fmt.Sprintf("The model provider answered HTTP %d (%s) to %s %s, so nothing answers there. %s",
+				resp.StatusCode, clip(message, 200), resp.Request.Method, resp.Request.URL.Path, baseHint)
+		}
 		return &UpstreamError{
 			Kind:    KindHTTPError,
 			Status:  resp.StatusCode,
 			Code:    code,
-			Message: fmt.Sprintf("The model provider answered HTTP %d: %s", resp.StatusCode, clip(message, 500)),
+			Message: text,
 			Err:     err,
 		}
 	}
@@ -118,6 +125,14 @@ func requestError(ctx context.Context, err error, resp *http.Response, key strin
 		Message: "Could not reach the model provider: " + redact(rootCause(err), key),
 		Err:     err,
 	}
+}
+
+// missingEndpoint reports whether resp says that the request's path does not exist: a 404 or 405
+// whose body is not JSON (a router's "404 page not found", an HTML page, nothing). A 404 with a
+// JSON error is the server's own answer about the model ("model not found"), not about the path.
+func missingEndpoint(resp *http.Response, body []byte) bool {
+	return (resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed) &&
+		resp.Request != nil && !json.Valid(body)
 }
 
 // streamError turns an error reported inside a stream (an OpenAI-style {"error":{…}} chunk or an
@@ -219,11 +234,11 @@ func clip(s string, n int) string {
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // opened reports whether a streaming request got a response body to read; when it did not, it
-// records why on a (the request failed, or the upstream sent no body).
-func (a *assembler) opened(ctx context.Context, err error, resp *http.Response, key string) bool {
+// records why on a (the request failed, or the upstream sent no body). baseHint: see requestError.
+func (a *assembler) opened(ctx context.Context, err error, resp *http.Response, key, baseHint string) bool {
 	switch {
 	case err != nil:
-		a.fail(requestError(ctx, err, resp, key))
+		a.fail(requestError(ctx, err, resp, key, baseHint))
 	case resp == nil || resp.Body == nil:
 		a.fail(&UpstreamError{Kind: KindUpstreamError, Message: "The model provider sent no response body."})
 	default:

@@ -13,6 +13,12 @@ func TestWireTextKeepsRawBytesAndDecodesEscapes(t *testing.T) {
 		{`"a\"b\\c\/d\n\t\r\b\f"`, "a\"b\\c/d\n\t\r\b\f"},
 		{`"\u00e9 \ud83e\uddec"`, "é 🧬"},
 		{`"lone \ud83e end"`, "lone \uFFFD end"},
+		// Halves of a pair cut between two strings stay as WTF-8 for the assembler to join.
+		{`"cut \ud83e"`, "cut \xED\xA0\xBE"},
+		{`"\uddec cut"`, "\xED\xB7\xAC cut"},
+		{`"\uddec"`, "\xED\xB7\xAC"},
+		{`"\ud83e mid"`, "\uFFFD mid"},
+		{`"mid \uddec"`, "mid \uFFFD"},
 	}
 	for _, c := range cases {
 		var got struct {

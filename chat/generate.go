@@ -317,12 +317,14 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 	var result agents.Result
 	var found []agents.SearchResult // what search_workspace calls found, for suggestion cards
 	searched := false
+	answered := false // some round wrote answer text or called a tool
 	for round := 0; ; round++ {
 		w.startRound()
 		result, err = g.Provider.Stream(ctx, req, w.emit)
 		// A truncated answer's calls may be cut short: they are not run.
 		more := err == nil && !result.Truncated && len(result.ToolCalls) > 0 && round < maxToolRounds-1
 		w.endRound()
+		answered = answered || strings.TrimSpace(result.Content) != "" || len(result.ToolCalls) > 0
 		if result.Usage != nil {
 			usage.PromptTokens += result.Usage.PromptTokens
 			usage.CompletionTokens += result.Usage.CompletionTokens
@@ -332,7 +334,7 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 			break
 		}
 		req.Messages = append(req.Messages, agents.Message{Role: agents.RoleAssistant, Content: result.Content,
-			ToolCalls: sentBack(result.ToolCalls), Thinking: result.Thinking})
+			ToolCalls: sentBack(result.ToolCalls), Thinking: result.Thinking, Reasoning: result.Reasoning})
 		for _, call := range result.ToolCalls {
 			output, results := g.callTool(ctx, job, w, call)
 			found = append(found, results...)
@@ -374,6 +376,9 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 			meta["confidence"] = "medium"
 		}
 	}
+	if err == nil && !answered && job.page.proposalMeta() == nil {
+		err = emptyAnswer(result)
+	}
 	status := db.StatusComplete
 	if err != nil {
 		status, meta["error"] = failure(ctx, err)
@@ -383,6 +388,17 @@ func (g *Generator) generate(parent context.Context, job Job, holder string, rel
 	if status == db.StatusComplete {
 		g.maybeImproveTitle(job, history, result.Content)
 	}
+}
+
+// emptyAnswer is why a complete stream with no answer text and no tool call is stored failed, not
+// as a blank answer: a reasoning model that stopped after its reasoning (Qwen3, R1 distills under
+// Ollama), a filter that ends the stream with "stop", a server that sends only its end marker.
+func emptyAnswer(result agents.Result) error {
+	msg := "The model finished without writing any answer. Try again, or rephrase your message."
+	if strings.TrimSpace(result.Reasoning) != "" {
+		msg = "The model finished its reasoning without writing an answer. Try again, or ask it to answer directly."
+	}
+	return &agents.UpstreamError{Kind: agents.KindEmptyAnswer, Code: result.FinishReason, Message: msg}
 }
 
 // failure maps a stream error to the stored status and a readable reason.
@@ -423,7 +439,9 @@ const historyRows = 1000
 
 // history turns the exchange's earlier turns into model messages: user queries and assistant
 // answers (tool items of earlier turns are left out), bounded by HistoryBudget while always keeping
-// the first message and the current query.
+// the first message and the current query. Questions and answers alternate, as strict chat
+// templates require (see alternate): a question whose answer has no text is merged into the next
+// one, and so is the first question into a kept one when the answers between did not fit.
 func (g *Generator) history(messages []db.Message, answerID int64) []agents.Message {
 	var out []agents.Message
 	for _, m := range messages {
@@ -440,6 +458,7 @@ func (g *Generator) history(messages []db.Message, answerID int64) []agents.Mess
 			}
 		}
 	}
+	out = alternate(out)
 	budget := g.HistoryBudget * 4
 	if budget <= 0 || len(out) <= 2 {
 		return out
@@ -450,7 +469,24 @@ func (g *Generator) history(messages []db.Message, answerID int64) []agents.Mess
 		keepFrom--
 		used += len(out[keepFrom].Content)
 	}
-	return append([]agents.Message{out[0]}, out[keepFrom:]...)
+	// A kept question right after the first one (the answers between did not fit) joins it.
+	return alternate(append([]agents.Message{out[0]}, out[keepFrom:]...))
+}
+
+// alternate merges each run of messages of one role into one, their texts joined by a blank line.
+// Strict chat templates (Mistral's and Gemma's, served by vLLM, llama.cpp or TGI) refuse a
+// conversation whose roles do not alternate ("Conversation roles must alternate
+// user/assistant/user/assistant/..."), which would fail every later turn of the conversation.
+func alternate(msgs []agents.Message) []agents.Message {
+	out := msgs[:0:0]
+	for _, m := range msgs {
+		if n := len(out); n > 0 && out[n-1].Role == m.Role {
+			out[n-1].Content += "\n\n" + m.Content
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // route lets a router hand the turn to a specialist (recorded on the answer and published), and
