@@ -218,6 +218,35 @@ func TestOpenAIBrokenConnectionIsIncomplete(t *testing.T) {
 	}
 }
 
+// A server (often a gateway) that answers 200 with an event stream's type but a bare JSON error
+// as its body gets its reason shown, not "the stream ended before the answer was finished".
+func TestOpenAIEventStreamHoldingABareJSONErrorSaysWhy(t *testing.T) {
+	for name, body := range map[string]string{
+		"one line":   `{"error":{"message":"model 'llama9' not found","type":"invalid_request_error"}}` + "\n",
+		"pretty":     "{\n  \"error\": {\n    \"message\": \"model 'llama9' not found\"\n  }\n}\n",
+		"not closed": `{"error":{"message":"model 'llama9' not found"}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = w.Write([]byte(body))
+			})
+			_, err := openAIProvider(t, up.URL).Stream(t.Context(), agents.Request{}, nil)
+			if agents.KindOf(err) != agents.KindUpstreamError || !strings.Contains(err.Error(), "model 'llama9' not found") {
+				t.Errorf("err = %v (kind %q), want the server's reason", err, agents.KindOf(err))
+			}
+		})
+	}
+	// A stream cut inside its first event is still an incomplete stream, not an error text.
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(`data: {"choices":[{"index":0,"delta":{"content":"Hi"}`))
+	})
+	if _, err := openAIProvider(t, up.URL).Stream(t.Context(), agents.Request{}, nil); agents.KindOf(err) != agents.KindIncompleteStream {
+		t.Errorf("a stream cut in its first event: err = %v (kind %q), want incomplete_stream", err, agents.KindOf(err))
+	}
+}
+
 func TestOpenAIByteOrderMarkIsSkipped(t *testing.T) {
 	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -35,10 +36,32 @@ type sseDecoder struct {
 	data   []byte // the event being read; reused, so an event's Data is valid until the next Next
 	lastCR bool   // the previous line ended in CR: a following LF belongs to it
 	first  bool   // nothing read yet: a byte order mark may come first
+	// stray holds the lines that were no field of the stream (up to maxStray bytes) while no event
+	// has been dispatched: a server that answers an event stream with a bare JSON error says why
+	// there.
+	stray      []byte
+	dispatched bool
 }
+
+// maxStray bounds sseDecoder.stray.
+const maxStray = 64 << 10
 
 func newSSEDecoder(r io.Reader) *sseDecoder {
 	return &sseDecoder{r: bufio.NewReader(r), first: true}
+}
+
+// Stray returns the lines that were no field of the stream, and a last line the input cut short
+// unless it began like a field or a comment, when the stream has dispatched no event (nil
+// otherwise). Call it at the end of input.
+func (d *sseDecoder) Stray() []byte {
+	if d.dispatched {
+		return nil
+	}
+	switch field, _, _ := bytes.Cut(d.line, []byte(":")); {
+	case len(d.line) == 0, d.line[0] == ':', slices.Contains([]string{"data", "event", "id", "retry"}, string(field)):
+		return d.stray
+	}
+	return append(d.stray, d.line...)
 }
 
 // Next returns the next event, whose Data is valid until the next call. At the end of input it
@@ -63,6 +86,7 @@ func (d *sseDecoder) Next() (sseEvent, error) {
 			if typ == "" {
 				typ = "message"
 			}
+			d.dispatched = true
 			return sseEvent{Type: typ, Data: bytes.TrimSuffix(data, []byte("\n"))}, nil
 		}
 		if line[0] == ':' {
@@ -79,8 +103,12 @@ func (d *sseDecoder) Next() (sseEvent, error) {
 			data = append(data, value...)
 			data = append(data, '\n')
 			hasData = true
+		case "id", "retry": // they matter only to a browser that reconnects
+		default: // not a field of an event stream: kept while no event came (Stray)
+			if !d.dispatched && len(d.stray)+len(line) < maxStray {
+				d.stray = append(append(d.stray, line...), '\n')
+			}
 		}
-		// "id" and "retry" matter only to a browser that reconnects; other fields are ignored.
 	}
 }
 

@@ -66,6 +66,13 @@ func (r streamReader) read(ctx context.Context, a *assembler, resp *http.Respons
 	for {
 		ev, err := events.Next()
 		if errors.Is(err, io.EOF) {
+			// An event stream that ended without an event but held other text: a server's error
+			// sent as a bare document (a proxy or gateway answering 200 with its error body).
+			if stray := events.Stray(); len(stray) > 0 {
+				if message, _ := errorBody(stray); message != "" {
+					a.fail(streamError(stray, r.key))
+				}
+			}
 			return a.result()
 		}
 		if err != nil {
