@@ -439,11 +439,14 @@ const historyRows = 1000
 
 // history turns the exchange's earlier turns into model messages: user queries and assistant
 // answers (tool items of earlier turns are left out), bounded by HistoryBudget while always keeping
-// the first message and the current query. Questions and answers alternate, as strict chat
-// templates require (see alternate): a question whose answer has no text is merged into the next
-// one, and so is the first question into a kept one when the answers between did not fit.
+// the first question (with its answer when the budget has room) and the current query. The
+// latest turns kept start with a question, and messages of one role in a row (a question whose
+// answer failed or was stopped before any text) are sent as one: many models' chat templates
+// refuse anything but user and assistant in turn.
 func (g *Generator) history(messages []db.Message, answerID int64) []agents.Message {
 	var out []agents.Message
+	var answered []bool // answered[i]: out[i] is the answer to out[i-1]
+	var question int64  // the id of the last question read
 	for _, m := range messages {
 		if m.ID == answerID {
 			break
@@ -451,33 +454,41 @@ func (g *Generator) history(messages []db.Message, answerID int64) []agents.Mess
 		switch {
 		case m.Role == db.RoleUser:
 			out = append(out, agents.Message{Role: agents.RoleUser, Content: m.Content})
+			answered = append(answered, false)
+			question = m.ID
 		case m.Role == db.RoleAssistant && m.Content != "":
 			// Reasoning never goes back: answers stored before the tags were read may hold it.
 			if answer, _ := agents.SplitReasoning(m.Content); answer != "" {
+				follows := len(out) > 0 && out[len(out)-1].Role == agents.RoleUser && m.ParentID != nil && *m.ParentID == question
 				out = append(out, agents.Message{Role: agents.RoleAssistant, Content: answer})
+				answered = append(answered, follows)
 			}
 		}
 	}
-	out = alternate(out)
 	budget := g.HistoryBudget * 4
-	if budget <= 0 || len(out) <= 2 {
-		return out
+	if budget > 0 && len(out) > 2 {
+		head := 1
+		used := len(out[0].Content) + len(out[len(out)-1].Content)
+		if answered[1] && len(out) > 3 && used+len(out[1].Content) <= budget {
+			head = 2
+			used += len(out[1].Content)
+		}
+		keepFrom := len(out) - 1
+		for keepFrom > head && used+len(out[keepFrom-1].Content) <= budget {
+			keepFrom--
+			used += len(out[keepFrom].Content)
+		}
+		// An answer whose question is not sent goes too.
+		for keepFrom < len(out)-1 && out[keepFrom].Role != agents.RoleUser && (keepFrom > head || !answered[keepFrom]) {
+			keepFrom++
+		}
+		out = append(out[:head:head], out[keepFrom:]...)
 	}
-	used := len(out[0].Content) + len(out[len(out)-1].Content)
-	keepFrom := len(out) - 1
-	for keepFrom > 1 && used+len(out[keepFrom-1].Content) <= budget {
-		keepFrom--
-		used += len(out[keepFrom].Content)
-	}
-	// A kept question right after the first one (the answers between did not fit) joins it.
-	return alternate(append([]agents.Message{out[0]}, out[keepFrom:]...))
+	return inTurn(out)
 }
 
-// alternate merges each run of messages of one role into one, their texts joined by a blank line.
-// Strict chat templates (Mistral's and Gemma's, served by vLLM, llama.cpp or TGI) refuse a
-// conversation whose roles do not alternate ("Conversation roles must alternate
-// user/assistant/user/assistant/..."), which would fail every later turn of the conversation.
-func alternate(msgs []agents.Message) []agents.Message {
+// inTurn merges consecutive messages of one role into one, their texts joined by a blank line.
+func inTurn(msgs []agents.Message) []agents.Message {
 	out := msgs[:0:0]
 	for _, m := range msgs {
 		if n := len(out); n > 0 && out[n-1].Role == m.Role {

@@ -15,6 +15,12 @@ type Notifier interface {
 	Subscribe(exchangeID int64) *Subscription
 }
 
+// BranchChanged is the message id of the notice that the branch on screen of an exchange changed
+// (an edit, a regenerate, a switch of versions): messages left it, which no notice of a changed
+// message can say, so each subscriber is told to re-read the whole exchange (Resynced), as after
+// a listener reconnect. Message ids are positive, so no message has it.
+const BranchChanged int64 = 0
+
 // PageTopic is the Notifier key of page pageID's notices: −pageID, which no exchange has (their
 // ids are positive). A page notice's message id is the page's new version; the editors' streams
 // (GET /pages/{id}/events) pass it on and the editors read the text themselves.
@@ -99,7 +105,11 @@ func (b *Broker) Publish(exchangeID, messageID int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for s := range b.subs[exchangeID] {
-		s.add(messageID)
+		if messageID == BranchChanged && exchangeID > 0 {
+			s.markResync()
+		} else {
+			s.add(messageID)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"parley/agents"
 	"parley/db"
 )
 
@@ -37,21 +38,49 @@ func TestRouteHandsPageEditsToTheMarkdownAssistant(t *testing.T) {
 	}
 }
 
-func TestHistoryKeepsTheFirstMessageAndTheNewestWithinBudget(t *testing.T) {
+// The history keeps the first question and its answer, then the newest whole turns within the
+// budget, then the query: user and assistant in turn.
+func TestHistoryKeepsTheFirstTurnAndTheNewestWithinBudget(t *testing.T) {
 	var msgs []db.Message
 	for i := range 10 {
+		q := int64(2*i + 1)
 		msgs = append(msgs,
-			db.Message{ID: int64(2*i + 1), Role: db.RoleUser, Content: strings.Repeat("q", 400)},
-			db.Message{ID: int64(2*i + 2), Role: db.RoleAssistant, Content: strings.Repeat("a", 400)})
+			db.Message{ID: q, Role: db.RoleUser, Content: strings.Repeat("q", 400)},
+			db.Message{ID: q + 1, ParentID: &q, Role: db.RoleAssistant, Content: strings.Repeat("a", 400)})
 	}
 	answer := db.Message{ID: 99, Role: db.RoleAssistant, Status: db.StatusPending}
 	msgs = append(msgs, db.Message{ID: 98, Role: db.RoleUser, Content: "now"}, answer)
-	g := &Generator{HistoryBudget: 500} // 2,000 bytes: the first (400), the query and three more of 400
+	// 2,000 bytes: the first turn (800), the query, the last turn (800); the answer before it
+	// would fit, but not its question, so it is left out.
+	g := &Generator{HistoryBudget: 500}
 	got := g.history(msgs, answer.ID)
-	if got[0].Content != msgs[0].Content || got[len(got)-1].Content != "now" {
-		t.Fatalf("history does not start with the first message and end with the query: %d messages", len(got))
+	if got[0].Content != msgs[0].Content || got[1].Content != msgs[1].Content || got[len(got)-1].Content != "now" {
+		t.Fatalf("history does not start with the first turn and end with the query: %d messages", len(got))
 	}
 	if len(got) != 5 {
 		t.Fatalf("history has %d messages, want 5 within the budget", len(got))
+	}
+	for i, m := range got {
+		if want := []string{agents.RoleUser, agents.RoleAssistant}[i%2]; m.Role != want {
+			t.Fatalf("message %d is %s, want %s", i, m.Role, want)
+		}
+	}
+}
+
+// A question whose answer has no text (failed or stopped before any) is sent with the next one as
+// one user message, so the roles still alternate and no question is lost.
+func TestHistorySendsAQuestionWithoutAnswerWithTheNextOne(t *testing.T) {
+	one := int64(1)
+	msgs := []db.Message{
+		{ID: 1, Role: db.RoleUser, Content: "first"},
+		{ID: 2, ParentID: &one, Role: db.RoleAssistant, Content: "reply"},
+		{ID: 3, Role: db.RoleUser, Content: "failed"},
+		{ID: 4, Role: db.RoleAssistant, Status: db.StatusFailed},
+		{ID: 5, Role: db.RoleUser, Content: "again"},
+		{ID: 6, Role: db.RoleAssistant, Status: db.StatusPending},
+	}
+	got := (&Generator{HistoryBudget: 6000}).history(msgs, 6)
+	if len(got) != 3 || got[2].Role != agents.RoleUser || got[2].Content != "failed\n\nagain" {
+		t.Fatalf("history %+v", got)
 	}
 }

@@ -164,9 +164,10 @@ func (s *Store) SwitchBranch(ctx context.Context, o Owner, exchangeID, id, to in
 // an older version), as switching to its version does: the branch becomes the line under it that
 // was written last. A message already on the branch, an exchange that never branched, or one with
 // an answer being written (switching would hide its Stop) changes nothing. The caller has checked
-// the exchange is the viewer's; a message of another exchange changes nothing.
-func (s *Store) ShowVersionOf(ctx context.Context, exchangeID, id int64) error {
-	_, err := s.DB.ExecContext(ctx, `WITH RECURSIVE
+// the exchange is the viewer's; a message of another exchange changes nothing. It reports whether
+// the branch on screen changed.
+func (s *Store) ShowVersionOf(ctx context.Context, exchangeID, id int64) (bool, error) {
+	res, err := s.DB.ExecContext(ctx, `WITH RECURSIVE
 		start AS (
 			SELECT CASE WHEN m.role IN ('user', 'assistant') THEN m.id ELSE m.parent_id END AS id
 			FROM chat_message m WHERE m.id = $2 AND m.exchange_id = $1),
@@ -180,7 +181,11 @@ func (s *Store) ShowVersionOf(ctx context.Context, exchangeID, id int64) error {
 		  AND NOT EXISTS (SELECT 1 FROM chat_message s JOIN start ON s.id = start.id WHERE s.on_branch)
 		  AND NOT EXISTS (SELECT 1 FROM chat_message u WHERE u.exchange_id = $1 AND u.status IN ('pending', 'streaming'))`,
 		exchangeID, id)
-	return notFound(err, "show version")
+	if err != nil {
+		return false, notFound(err, "show version")
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // Regenerate adds a new pending answer beside answer id (the same user message), makes it the end

@@ -131,10 +131,13 @@ func TestBranchFlagsAndTurnCountsFollowEveryMove(t *testing.T) {
 	}
 	check("switch to the old second answer")
 	turn("six, after the old answer")
-	if err := store.ShowVersionOf(ctx, exchangeID, answer.ID); err != nil {
-		t.Fatal(err)
+	if changed, err := store.ShowVersionOf(ctx, exchangeID, answer.ID); err != nil || !changed {
+		t.Fatalf("showing the edited line: changed %v, %v", changed, err)
 	}
 	check("open a hit in the edited line")
+	if changed, err := store.ShowVersionOf(ctx, exchangeID, answer.ID); err != nil || changed {
+		t.Fatalf("showing the line on screen again: changed %v, %v", changed, err)
+	}
 }
 
 // versionsByTree is the versions of each of ids computed the slow way: its siblings of its role

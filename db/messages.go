@@ -353,10 +353,15 @@ func (s *Store) HandOff(ctx context.Context, answerID, agentID int64, agentType 
 	return notFound(err, "hand off")
 }
 
+// ErrOtherVersion refuses to retry an answer that is not on the branch on screen: the question was
+// edited or the answer regenerated since the page asking was shown (another tab).
+var ErrOtherVersion = &fault.Error{Code: fault.Conflict, Message: "This answer is on another version of the conversation: it was edited or regenerated since this page was shown. Reload the page."}
+
 // RestartOwnedAnswer puts a failed, cancelled or interrupted answer back to pending for a retry, keeping
 // its earlier text in metadata.previous_attempts (with how many reasoning and tool items it had; those
 // items are removed, so the new attempt's own show under the question). Only the exchange owner's
-// messages (a user's or a guest session's) match.
+// messages (a user's or a guest session's) on the branch on screen match: another version's is
+// ErrOtherVersion, and any answer while one is being written ErrBusy.
 func (s *Store) RestartOwnedAnswer(ctx context.Context, o Owner, exchangeID, id int64) (Message, error) {
 	var m Message
 	err := s.DB.GetContext(ctx, &m, `
@@ -364,7 +369,7 @@ func (s *Store) RestartOwnedAnswer(ctx context.Context, o Owner, exchangeID, id 
 			DELETE FROM chat_message i USING chat_exchange e
 			WHERE i.parent_id = $3 AND i.exchange_id = $2 AND e.id = i.exchange_id AND `+ownedBy("$1", "$4")+`
 			  AND i.role IN ('reasoning', 'function_call', 'function_call_output')
-			  AND EXISTS (SELECT 1 FROM chat_message a WHERE a.id = $3 AND a.status IN ('failed', 'cancelled', 'interrupted'))
+			  AND EXISTS (SELECT 1 FROM chat_message a WHERE a.id = $3 AND a.on_branch AND a.status IN ('failed', 'cancelled', 'interrupted'))
 			  AND NOT EXISTS (SELECT 1 FROM chat_message o WHERE o.exchange_id = $2 AND o.status IN ('pending', 'streaming'))
 			RETURNING i.id)
 		UPDATE chat_message m SET status = 'pending', content = '', search = NULL, updated_at = now(),
@@ -375,16 +380,27 @@ func (s *Store) RestartOwnedAnswer(ctx context.Context, o Owner, exchangeID, id 
 					'items', (SELECT count(*) FROM gone))))
 		FROM chat_exchange e
 		WHERE m.id = $3 AND m.exchange_id = $2 AND e.id = m.exchange_id AND `+ownedBy("$1", "$4")+` AND e.deleted_at IS NULL
-		  AND m.role = 'assistant' AND m.status IN ('failed', 'cancelled', 'interrupted')
+		  AND m.role = 'assistant' AND m.on_branch AND m.status IN ('failed', 'cancelled', 'interrupted')
 		  AND NOT EXISTS (SELECT 1 FROM chat_message o WHERE o.exchange_id = $2 AND o.status IN ('pending', 'streaming'))
 		RETURNING `+prefixed("m.", messageColumns), o.UserID, exchangeID, id, o.GuestID)
 	if errors.Is(err, sql.ErrNoRows) {
-		// An answer of the conversation is being written (maybe by another instance): say so.
-		var busy bool
-		if e := s.DB.GetContext(ctx, &busy, `SELECT EXISTS (SELECT 1 FROM chat_message m JOIN chat_exchange e ON e.id = m.exchange_id
-			WHERE m.exchange_id = $1 AND `+ownedBy("$2", "$3")+` AND m.status IN ('pending', 'streaming'))`,
-			exchangeID, o.UserID, o.GuestID); e == nil && busy {
-			return m, ErrBusy
+		// An answer of the conversation is being written (maybe by another instance), or the
+		// answer is on a version no longer on screen: say so.
+		var why struct {
+			Busy   bool `db:"busy"`
+			Hidden bool `db:"hidden"`
+		}
+		if e := s.DB.GetContext(ctx, &why, `SELECT
+			EXISTS (SELECT 1 FROM chat_message m WHERE m.exchange_id = e.id AND m.status IN ('pending', 'streaming')) AS busy,
+			EXISTS (SELECT 1 FROM chat_message m WHERE m.id = $4 AND m.exchange_id = e.id AND m.role = 'assistant' AND NOT m.on_branch) AS hidden
+			FROM chat_exchange e WHERE e.id = $1 AND `+ownedBy("$2", "$3"),
+			exchangeID, o.UserID, o.GuestID, id); e == nil {
+			switch {
+			case why.Busy:
+				return m, ErrBusy
+			case why.Hidden:
+				return m, ErrOtherVersion
+			}
 		}
 	}
 	return m, notFound(err, "restart answer")

@@ -3,9 +3,10 @@ package db
 import "context"
 
 // TurnHistory reads what a turn may send the model, in display order: the conversation's first
-// question or answer, and its latest questions and answers on the answer's branch up to the answer
-// answerID (included), newest first, at most rows of them, ending with the one whose text brings
-// the newer ones' total past budget bytes (octet_length of the stored text; budget ≤ 0: no bound).
+// question and its answer (the first two messages of the branch), and its latest questions and
+// answers on the answer's branch up to the answer answerID (included), newest first, at most rows
+// of them, ending with the one whose text brings the newer ones' total past budget bytes
+// (octet_length of the stored text; budget ≤ 0: no bound).
 // Earlier turns' tool items are never sent back, so they are not read. Only what can be sent
 // leaves the database: a conversation of long answers costs a few rows, not rows of them.
 func (s *Store) TurnHistory(ctx context.Context, exchangeID, answerID int64, rows, budget int) ([]Message, error) {
@@ -19,7 +20,7 @@ func (s *Store) TurnHistory(ctx context.Context, exchangeID, answerID int64, row
 		keep AS (SELECT id FROM latest WHERE $4 <= 0 OR newer <= $4
 			UNION
 			(SELECT f.id FROM chat_message f WHERE f.exchange_id = $1 AND f.on_branch AND f.role IN ('user', 'assistant')
-				ORDER BY f.position, f.id LIMIT 1))
+				ORDER BY f.position, f.id LIMIT 2))
 		SELECT `+messageColumns+` FROM chat_message JOIN keep USING (id) ORDER BY position, id`,
 		exchangeID, answerID, rows, budget)
 	if err != nil {

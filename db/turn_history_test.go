@@ -34,8 +34,9 @@ func historyOf(t *testing.T, store *db.Store, email string, n int, answer func(i
 	return turns
 }
 
-// A turn reads the conversation's first question and its latest questions and answers up to the
-// answer (at most rows of them), not the whole conversation, and never an earlier turn's tool item.
+// A turn reads the conversation's first question and its answer, and its latest questions and
+// answers up to the answer (at most rows of them), not the whole conversation, and never an
+// earlier turn's tool item.
 func TestTurnHistoryReadsTheFirstAndTheLatestMessagesUpToTheAnswer(t *testing.T) {
 	ctx := context.Background()
 	store := dbtest.Open(t)
@@ -45,7 +46,7 @@ func TestTurnHistoryReadsTheFirstAndTheLatestMessagesUpToTheAnswer(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msgs) != 7 || msgs[0].ID != first.User.ID || msgs[6].ID != last.ID || msgs[5].ID != turns[19].User.ID || msgs[1].ID != turns[17].User.ID {
+	if len(msgs) != 8 || msgs[0].ID != first.User.ID || msgs[1].ID != first.Assistant.ID || msgs[7].ID != last.ID || msgs[6].ID != turns[19].User.ID || msgs[2].ID != turns[17].User.ID {
 		t.Fatalf("%d messages: %+v", len(msgs), positions(msgs))
 	}
 	// An old answer (a retry) reads up to itself.
@@ -62,7 +63,7 @@ func TestTurnHistoryReadsTheFirstAndTheLatestMessagesUpToTheAnswer(t *testing.T)
 
 // Long answers cost the rows the budget can send, not the row limit: the latest questions and
 // answers end with the one that takes the newer ones' text past the budget, and the first
-// question still comes first.
+// question and its answer still come first.
 func TestTurnHistoryStopsAtTheBudget(t *testing.T) {
 	ctx := context.Background()
 	store := dbtest.Open(t)
@@ -74,7 +75,7 @@ func TestTurnHistoryStopsAtTheBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(msgs) != 6 || msgs[0].ID != first.User.ID || msgs[1].ID != turns[27].Assistant.ID || msgs[5].ID != last.Assistant.ID {
+	if len(msgs) != 7 || msgs[0].ID != first.User.ID || msgs[1].ID != first.Assistant.ID || msgs[2].ID != turns[27].Assistant.ID || msgs[6].ID != last.Assistant.ID {
 		t.Fatalf("%d messages: %+v", len(msgs), positions(msgs))
 	}
 }

@@ -49,7 +49,7 @@ func TestHistoryTokensBoundWhatTheModelIsSent(t *testing.T) {
 	for _, c := range []struct {
 		tokens, want int // want: the messages the model gets after the system prompt
 	}{
-		{tokens: 1000, want: 8}, // 4,000 bytes: q0, q7 a7 q8 a8 q9 a9 (1,000 bytes each answer), the query
+		{tokens: 1000, want: 9}, // 4,000 bytes: q0 a0, q7 a7 q8 a8 q9 a9 (1,000 bytes each answer), the query
 		{tokens: 0, want: 21},   // all 10 turns, and the query
 	} {
 		t.Run(fmt.Sprint(c.tokens), func(t *testing.T) {

@@ -28,8 +28,12 @@ func (a *app) conversationWindow(c echo.Context, pane *views.ChatPane, e db.Exch
 	mid, err := strconv.ParseInt(c.QueryParam("m"), 10, 64)
 	if err == nil && mid > 0 && e.LeafMessageID != nil {
 		// A hit in an older version opens that version (as switching to it does).
-		if err := a.store.ShowVersionOf(ctx, e.ID, mid); err != nil {
+		changed, err := a.store.ShowVersionOf(ctx, e.ID, mid)
+		if err != nil {
 			return nil, nil, err
+		}
+		if changed {
+			a.notifier.Publish(e.ID, chat.BranchChanged)
 		}
 	}
 	msgs, versions, older, err := a.window(ctx, e, 0)
@@ -170,6 +174,7 @@ func (a *app) regenerateAnswer(c echo.Context, owner db.Owner, e db.Exchange, an
 	if err := a.startAnswer(ctx, chat.Job{UserID: owner.UserID, ExchangeID: e.ID, AnswerID: m.ID, Agent: agent, Model: e.Model, PageID: pageOf(e)}); err != nil {
 		return m, err
 	}
+	a.notifier.Publish(e.ID, chat.BranchChanged)
 	a.notifier.Publish(e.ID, m.ID)
 	return m, nil
 }
@@ -201,6 +206,7 @@ func (a *app) submitEdit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	a.notifier.Publish(e.ID, chat.BranchChanged)
 	if err := a.startAnswer(ctx, chat.Job{UserID: chatOwner(c).UserID, ExchangeID: e.ID, AnswerID: answer.ID, Agent: agent, Model: e.Model}); err != nil {
 		return err
 	}
@@ -220,6 +226,7 @@ func (a *app) submitSwitch(c echo.Context) error {
 	if err := a.store.SwitchBranch(c.Request().Context(), chatOwner(c), e.ID, mid, to); err != nil {
 		return err
 	}
+	a.notifier.Publish(e.ID, chat.BranchChanged)
 	return a.showBranch(c, e.ID)
 }
 

@@ -385,6 +385,17 @@
     submitted = null;
   });
 
+  // A snapshot (a branch changed, maybe by this very pane) that arrives while a Regenerate, Edit or
+  // version switch of this pane is in flight is not shown: the action's answer replaces the whole
+  // pane, whose new stream sends the branch on screen. Swapping the list under the request would
+  // take away the element that sent it, and htmx could not place the answer. (A load of older
+  // messages, a GET, does not hold a snapshot back.)
+  document.addEventListener("htmx:sseBeforeMessage", function (event) {
+    if (!event.detail || event.detail.type !== "snapshot") return;
+    var list = $("messages");
+    if (list && list.querySelector("[hx-post].htmx-request")) event.preventDefault();
+  });
+
   // A message can arrive twice: in the answer to a send and on the stream (or on two streams after
   // a reconnect). An out-of-band insert of a message already on the page replaces it instead.
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
