@@ -17,15 +17,7 @@ func TestHarmonyMarkersSplitReasoningFromAnswerWhereverTheDeltasCut(t *testing.T
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			splits := [][]string{{c.text}}
-			for i := 1; i < len(c.text); i++ {
-				splits = append(splits, []string{c.text[:i], c.text[i:]})
-			}
-			var bytes []string
-			for i := range len(c.text) {
-				bytes = append(bytes, c.text[i:i+1])
-			}
-			splits = append(splits, bytes)
+			splits := deltaCuts(c.text)
 			if answer, reasoning := SplitReasoning(c.text); answer != c.answer || reasoning != c.reasoning {
 				t.Fatalf("SplitReasoning: answer %q reasoning %q, want %q and %q", answer, reasoning, c.answer, c.reasoning)
 			}

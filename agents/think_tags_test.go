@@ -25,6 +25,20 @@ func splitThink(parts []string) (answer, reasoning string) {
 	return answer, reasoning
 }
 
+// deltaCuts is every way a test cuts text into deltas: whole, in two at every byte, and byte by
+// byte.
+func deltaCuts(text string) [][]string {
+	splits := [][]string{{text}}
+	for i := 1; i < len(text); i++ {
+		splits = append(splits, []string{text[:i], text[i:]})
+	}
+	var bytes []string
+	for i := range len(text) {
+		bytes = append(bytes, text[i:i+1])
+	}
+	return append(splits, bytes)
+}
+
 // However the deltas cut the text — in two at every byte, or byte by byte — the tags split it
 // the same way.
 func TestThinkTagsSplitTheSameWhereverTheDeltasCut(t *testing.T) {
@@ -49,15 +63,7 @@ func TestThinkTagsSplitTheSameWhereverTheDeltasCut(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			splits := [][]string{{c.text}}
-			for i := 1; i < len(c.text); i++ {
-				splits = append(splits, []string{c.text[:i], c.text[i:]})
-			}
-			var bytes []string
-			for i := range len(c.text) {
-				bytes = append(bytes, c.text[i:i+1])
-			}
-			splits = append(splits, bytes)
+			splits := deltaCuts(c.text)
 			if answer, reasoning := SplitReasoning(c.text); answer != c.answer || reasoning != c.reasoning {
 				t.Fatalf("SplitReasoning: answer %q reasoning %q", answer, reasoning)
 			}

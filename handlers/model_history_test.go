@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -47,7 +46,6 @@ func checkAlternates(t *testing.T, label string, roles, texts []string, lastQuer
 // answer, or the row limit of a long conversation. Two questions in a row once went to the model
 // (a local model's server refuses them), and a kept answer's question could be cut off.
 func TestHistorySentToTheModelAlternatesQuestionsAndAnswers(t *testing.T) {
-	ctx := context.Background()
 	up := handlerstest.FakeOpenAI(t, func(call int64) handlerstest.Reply {
 		if call == 2 {
 			return handlerstest.Reply{Status: 400} // not retried
@@ -55,9 +53,7 @@ func TestHistorySentToTheModelAlternatesQuestionsAndAnswers(t *testing.T) {
 		return handlerstest.Reply{Deltas: []string{fmt.Sprintf("answer %d", call)}}
 	})
 	app, c := signedIn(t, handlerstest.WithUpstream(up))
-	first := htmxPost(c, "/chat/messages", url.Values{"query": {"first question"}, "idempotency_key": {"k0"}})
-	var ex int64
-	fmt.Sscanf(first.Header.Get("HX-Push-Url"), "/sessions/%d/chat", &ex)
+	ex := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"first question"}, "idempotency_key": {"k0"}}))
 	waitAnswer(t, app, ex)
 	sent := 0
 	send := func(query string) {
@@ -80,25 +76,9 @@ func TestHistorySentToTheModelAlternatesQuestionsAndAnswers(t *testing.T) {
 		t.Fatalf("the unanswered question is not sent: %q", texts)
 	}
 
-	var userID int64
-	if err := app.Store.DB.Get(&userID, `SELECT user_id FROM chat_exchange WHERE id = $1`, ex); err != nil {
-		t.Fatal(err)
-	}
-	seed := func(n int, answer string) {
-		t.Helper()
-		for i := range n {
-			turn, err := app.Store.StartTurn(ctx, db.NewTurn{UserID: userID, ExchangeID: ex, Query: fmt.Sprintf("q%d", i)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := app.Store.WriteAnswer(ctx, db.AnswerWrite{ID: turn.Assistant.ID, Content: answer, Status: db.StatusComplete}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 	// Long answers: the budget (6,000 tokens ≈ 24,000 bytes) ends inside the latest turns.
 	for _, size := range []int{4999, 5003} {
-		seed(10, strings.Repeat("x", size))
+		seedTurns(t, app, ex, 10, strings.Repeat("x", size))
 		q := fmt.Sprintf("after answers of %d bytes", size)
 		send(q)
 		roles, texts = rolesSent(t, up)
@@ -108,7 +88,7 @@ func TestHistorySentToTheModelAlternatesQuestionsAndAnswers(t *testing.T) {
 		}
 	}
 	// Short messages past the row limit (1,000 messages).
-	seed(520, "ok")
+	seedTurns(t, app, ex, 520, "ok")
 	send("after 1,100 messages")
 	roles, texts = rolesSent(t, up)
 	checkAlternates(t, "after 1,100 messages", roles, texts, "after 1,100 messages")

@@ -24,9 +24,7 @@ func TestRetryOfAnAnswerOnAnotherVersionIsRefusedWithItsReason(t *testing.T) {
 		return handlerstest.Reply{Deltas: []string{fmt.Sprintf("answer %d", call)}}
 	})
 	app, c := signedIn(t, handlerstest.WithUpstream(up))
-	first := htmxPost(c, "/chat/messages", url.Values{"query": {"first question"}, "idempotency_key": {"k0"}})
-	var ex int64
-	fmt.Sscanf(first.Header.Get("HX-Push-Url"), "/sessions/%d/chat", &ex)
+	ex := exchangeFromPush(t, htmxPost(c, "/chat/messages", url.Values{"query": {"first question"}, "idempotency_key": {"k0"}}))
 	waitAnswer(t, app, ex)
 	htmxPost(c, fmt.Sprintf("/sessions/%d/messages", ex), url.Values{"query": {"second question"}, "idempotency_key": {"k1"}})
 	failed := waitAnswer(t, app, ex)
