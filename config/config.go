@@ -190,8 +190,8 @@ func (c Config) Validate() error {
 	if c.AnthropicThinkingBudget != 0 && c.AnthropicThinkingBudget < 1024 { // 0: the provider's default
 		return errors.New("PARLEY_ANTHROPIC_THINKING_BUDGET must be at least 1024 tokens (Anthropic's minimum)")
 	}
-	if c.HistoryTokens < 0 {
-		return errors.New("PARLEY_HISTORY_TOKENS must be 0 (no bound) or more")
+	if c.HistoryTokens < 0 || c.HistoryTokens > maxHistoryTokens {
+		return fmt.Errorf("PARLEY_HISTORY_TOKENS must be between 0 (no bound) and %d", maxHistoryTokens)
 	}
 	if c.LeaseTimeout != 0 && c.LeaseTimeout < time.Second {
 		return errors.New("PARLEY_LEASE_TIMEOUT must be at least 1s")
@@ -323,3 +323,7 @@ func envName(field string) string {
 	}
 	return field
 }
+
+// maxHistoryTokens bounds PARLEY_HISTORY_TOKENS: ten million tokens is more than any model's
+// context, and its bytes (4 a token) still fit the SQL bound.
+const maxHistoryTokens = 10_000_000
